@@ -1,0 +1,31 @@
+"""blockdex: index-based extraction of what an LLM should read from a web page.
+
+>>> import blockdex
+>>> md = blockdex.extract("<html><body><p>Hello, world.</p></body></html>")
+>>> md.strip()
+'Hello, world.'
+"""
+
+from blockdex.errors import BlockdexError
+from blockdex.extract import Extraction, ExtractConfig, Extractor, extract, segment
+from blockdex.page import Block, Page, Selection
+from blockdex.predict import Predictor, available_predictors, get_predictor, register_predictor
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Block",
+    "BlockdexError",
+    "ExtractConfig",
+    "Extraction",
+    "Extractor",
+    "Page",
+    "Predictor",
+    "Selection",
+    "__version__",
+    "available_predictors",
+    "extract",
+    "get_predictor",
+    "register_predictor",
+    "segment",
+]

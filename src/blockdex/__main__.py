@@ -1,0 +1,5 @@
+import sys
+
+from blockdex.cli import main
+
+sys.exit(main())

@@ -1,0 +1,103 @@
+"""Selection → clean HTML.
+
+Kept blocks are written in page order. Each block's ``chain`` names the structural elements it
+sits in (lists, list items, tables, quotes…) down to its own element; consecutive kept blocks
+that share a prefix of that chain are written inside the same elements, so a list whose items
+were kept comes back as one ``<ul>`` with its ``<li>``\\s, table rows come back inside their
+``<table>``, and parts of a split paragraph are re-joined in one ``<p>`` in ``split-part``
+order. Elements that carry no structure (``div``, ``section``, ``span``…) become ``<p>``.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+
+from blockdex.page import Block, Page, Selection
+
+# Own-element tags written as they are; anything else is written as <p>.
+KEEP_TAGS = frozenset(
+    """p h1 h2 h3 h4 h5 h6 ul ol li dl dt dd blockquote pre table caption tr figure figcaption
+    details summary""".split()
+)
+# Elements that may only appear inside another: the assembler supplies a parent when missing.
+_IMPLIED_PARENT = {"li": "ul", "tr": "table", "dt": "dl", "dd": "dl", "caption": "table"}
+
+
+def _open_tag(tag: str) -> str:
+    return f"<{tag}>"
+
+
+def _element_tag(tag: str) -> str:
+    if tag == "img":
+        return "span"  # an image may sit inside a paragraph; <span> nests anywhere
+    return tag if tag in KEEP_TAGS else "p"
+
+
+def _block_content(block: Block) -> str:
+    if block.tag == "img":
+        attrs = dict(block.attributes)
+        src = html_lib.escape(attrs.get("src", ""), quote=True)
+        alt = html_lib.escape(attrs.get("alt", ""), quote=True)
+        return f'<img src="{src}" alt="{alt}">'
+    if block.tag == "pre":
+        return f"<code>{html_lib.escape(block.text, quote=False)}</code>"
+    return block.html
+
+
+def assemble_body(page: Page, selection: Selection) -> str:
+    """The ``<body>`` content for the selected blocks."""
+    wanted = set(selection.indices)
+    out: list[str] = []
+    open_stack: list[tuple[str, int]] = []  # (written tag, node id)
+    prev_split: int | None = None
+    prev_img = False
+    for block in page.blocks:
+        if block.index not in wanted:
+            continue
+        chain = list(block.chain) or [(block.tag, -1 - block.index)]
+        # Supply implied parents (a lone <li> needs a list, a row needs a table).
+        own_tag, _ = chain[-1]
+        parent_needed = _IMPLIED_PARENT.get(own_tag)
+        if parent_needed and not any(t == parent_needed or (parent_needed == "ul" and t == "ol") for t, _ in chain[:-1]):
+            chain.insert(len(chain) - 1, (parent_needed, -(10**15) - chain[-1][1]))
+        written = [(_element_tag(t) if k == len(chain) - 1 else t, nid) for k, (t, nid) in enumerate(chain)]
+        # Common prefix with what is open.
+        k = 0
+        while k < len(open_stack) and k < len(written) and open_stack[k] == written[k]:
+            k += 1
+        while len(open_stack) > k:
+            tag, _ = open_stack.pop()
+            out.append(f"</{tag}>")
+        if k == len(written) and k:
+            # Continuing inside an element that already holds content.
+            split_key = block.split[0] if block.split else None
+            if block.tag == "pre":
+                out.append("\n")
+            elif (split_key is not None and split_key == prev_split) or prev_img:
+                out.append(" ")
+            else:
+                out.append("<br>")
+        for tag, nid in written[k:]:
+            if block.tag == "img" and nid == written[-1][1]:
+                out.append(" ")
+            out.append(_open_tag(tag))
+            open_stack.append((tag, nid))
+        out.append(_block_content(block))
+        prev_split = block.split[0] if block.split else None
+        prev_img = block.tag == "img"
+    while open_stack:
+        tag, _ = open_stack.pop()
+        out.append(f"</{tag}>")
+    return "".join(out)
+
+
+def assemble_html(page: Page, selection: Selection) -> str:
+    """A complete HTML document holding only the selected blocks, titled with the page title."""
+    title = html_lib.escape(page.title or "", quote=False)
+    body = assemble_body(page, selection)
+    lang = page.meta.get("language", "") if page.meta else ""
+    lang_attr = f' lang="{html_lib.escape(lang, quote=True)}"' if lang else ""
+    return (
+        f"<!DOCTYPE html><html{lang_attr}><head><meta charset=\"utf-8\"><title>{title}</title>"
+        f"</head><body>{body}</body></html>"
+    )

@@ -1,0 +1,201 @@
+"""The ``blockdex`` command line.
+
+Sub-commands live with the code they drive: each module named in :data:`SUBCOMMAND_MODULES`
+has a ``register(subparsers)`` function. Errors a user can fix print one line on stderr and
+exit with status 1 (status 2 for wrong usage).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from blockdex.errors import BlockdexError, EmptyInput
+
+# Modules that add sub-commands (each defines register(subparsers)).
+SUBCOMMAND_MODULES: tuple[str, ...] = ()
+
+EPILOG = """\
+examples:
+  blockdex extract page.html                      main content as Markdown
+  blockdex extract https://example.org/a --format text
+  blockdex extract page.html --query "battery life" --format json
+  cat page.html | blockdex extract -              read from standard input
+  blockdex blocks page.html                       the numbered blocks a model reads
+"""
+
+
+def read_input(source: str, *, max_bytes: int | None = None) -> tuple[bytes, str | None, str | None]:
+    """Bytes of a file, URL or ``-`` (stdin); returns ``(data, url, content_type)``."""
+    if source == "-":
+        data = sys.stdin.buffer.read()
+        if not data:
+            raise EmptyInput("standard input is empty: pipe an HTML page into blockdex")
+        return data, None, None
+    if source.lower().startswith(("http://", "https://")):
+        from blockdex.fetch import DEFAULT_FETCH, FetchConfig, fetch_url
+
+        cfg = DEFAULT_FETCH if max_bytes is None else FetchConfig(max_bytes=max_bytes)
+        page = fetch_url(source, cfg)
+        return page.body, page.url, page.content_type
+    path = Path(source)
+    try:
+        if path.is_dir():
+            raise BlockdexError(f"{source} is a directory; give an HTML file (use 'blockdex batch' for many)")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise BlockdexError(f"cannot read {source}: no such file") from None
+    except PermissionError:
+        raise BlockdexError(f"cannot read {source}: permission denied") from None
+    except OSError as exc:
+        raise BlockdexError(f"cannot read {source}: {exc.strerror or exc}") from None
+    return data, None, None
+
+
+def _make_extractor(args: argparse.Namespace):  # noqa: ANN202
+    from blockdex.extract import ExtractConfig, Extractor
+    from blockdex.parse import ParseLimits
+
+    config = ExtractConfig(parse=ParseLimits(max_input_bytes=args.max_bytes)) if args.max_bytes else None
+    options = {}
+    for name in ("llm_url", "llm_model"):
+        value = getattr(args, name, None)
+        if value:
+            options[name] = value
+    return Extractor(args.predictor, config=config, **options)
+
+
+def cmd_extract(args: argparse.Namespace) -> int:
+    data, url, ctype = read_input(args.source, max_bytes=args.max_bytes)
+    extractor = _make_extractor(args)
+    result = extractor.run(data, url=args.url or url, query=args.query, content_type=ctype)
+    out = result.render(args.format)
+    if not result.selection and args.format != "json":
+        reason = "no block matched the query" if result.query else (
+            "the page has no text blocks" if not result.page.blocks else "no block was judged to be content"
+        )
+        print(f"blockdex: note: empty result: {reason}", file=sys.stderr)
+    _write(out, args.out)
+    return 0
+
+
+def cmd_blocks(args: argparse.Namespace) -> int:
+    data, url, ctype = read_input(args.source, max_bytes=args.max_bytes)
+    from blockdex.extract import Extractor
+
+    page = Extractor().segment(data, url=url, content_type=ctype)
+    if args.json:
+        import json
+
+        rows = [
+            {"index": b.index, "tag": b.tag, "text": b.text, "path": b.path, "split": b.split, "source": b.source}
+            for b in page.blocks
+        ]
+        out = json.dumps({"title": page.title, "blocks": rows}, ensure_ascii=False, indent=1) + "\n"
+    else:
+        out = page.tagged_text() + "\n"
+    _write(out, args.out)
+    return 0
+
+
+def cmd_methods(args: argparse.Namespace) -> int:
+    from blockdex.predict import DEFAULT_PREDICTOR, DEFAULT_QUERY_PREDICTOR, DESCRIPTIONS, available_predictors
+
+    for name in available_predictors():
+        mark = []
+        if name == DEFAULT_PREDICTOR:
+            mark.append("default")
+        if name == DEFAULT_QUERY_PREDICTOR:
+            mark.append("default with --query")
+        suffix = f"  [{', '.join(mark)}]" if mark else ""
+        print(f"{name:14s} {DESCRIPTIONS.get(name, '')}{suffix}")
+    return 0
+
+
+def _write(text: str, out: str | None) -> None:
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+def _add_input_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("source", metavar="FILE|URL|-", help="an HTML file, an http(s) URL, or - for standard input")
+    p.add_argument("-o", "--out", metavar="FILE", help="write the result here instead of standard output")
+    p.add_argument(
+        "--max-bytes", type=int, default=None, metavar="N",
+        help="refuse inputs larger than N bytes (default 32 MiB)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from blockdex import __version__
+    from blockdex.render import FORMATS
+
+    parser = argparse.ArgumentParser(
+        prog="blockdex",
+        description=(
+            "Extract what an LLM should read from web pages: blockdex cuts HTML into numbered "
+            "blocks, chooses which to keep (the main content, or the blocks relevant to a "
+            "query) and reassembles them as Markdown, text, HTML or JSON."
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"blockdex {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser(
+        "extract", help="extract a page's main content (or what answers --query)",
+        description="Extract a page's main content, or with --query the blocks relevant to it.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_input_args(p)
+    p.add_argument("-q", "--query", help="keep only the blocks relevant to this question or topic")
+    p.add_argument("-f", "--format", choices=FORMATS, default="markdown", help="output format (default: markdown)")
+    p.add_argument(
+        "-p", "--predictor", "--method", dest="predictor", default=None, metavar="NAME",
+        help="how blocks are chosen; 'blockdex methods' lists them (default: the main-content model)",
+    )
+    p.add_argument("--url", help="the page's URL, when reading a file (used for metadata and prompts)")
+    p.add_argument("--llm-url", help="OpenAI-compatible server for --predictor llm, e.g. http://127.0.0.1:8000/v1")
+    p.add_argument("--llm-model", help="model name to ask the --llm-url server for")
+    p.set_defaults(func=cmd_extract)
+
+    p = sub.add_parser("blocks", help="print the numbered blocks of a page, as a model reads them")
+    _add_input_args(p)
+    p.add_argument("--json", action="store_true", help="print blocks as JSON with tag paths")
+    p.set_defaults(func=cmd_blocks)
+
+    p = sub.add_parser("methods", help="list the available predictors/methods")
+    p.set_defaults(func=cmd_methods)
+
+    for module_name in SUBCOMMAND_MODULES:
+        importlib.import_module(module_name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except BlockdexError as exc:
+        print(f"blockdex: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("blockdex: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Evaluation: datasets with ground truth, metrics, block-label alignment and the benchmark runner."""

@@ -1,0 +1,185 @@
+"""The pipeline in one place: parse → clean → segment → predict → assemble → render."""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from blockdex.assemble import assemble_html
+from blockdex.clean import DEFAULT_CLEAN, CleanConfig, clean_document
+from blockdex.errors import UnsupportedFormat
+from blockdex.page import Page, Selection
+from blockdex.parse import DEFAULT_LIMITS, ParseLimits, parse_html
+from blockdex.predict import (
+    DEFAULT_PREDICTOR,
+    DEFAULT_QUERY_PREDICTOR,
+    Predictor,
+    get_predictor,
+)
+from blockdex.render import FORMATS, html_to_markdown, render, selection_json
+from blockdex.segment import DEFAULT_SEGMENT, SegmentConfig, segment_document
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractConfig:
+    """Settings of every pipeline step."""
+
+    parse: ParseLimits = DEFAULT_LIMITS
+    clean: CleanConfig = DEFAULT_CLEAN
+    segment: SegmentConfig = DEFAULT_SEGMENT
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """The result of running the pipeline on one page."""
+
+    page: Page
+    selection: Selection
+    predictor: str
+    query: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def html(self) -> str:
+        return assemble_html(self.page, self.selection)
+
+    @property
+    def markdown(self) -> str:
+        return html_to_markdown(self.html)
+
+    @property
+    def text(self) -> str:
+        return render(self.page, self.selection, "text")
+
+    def render(self, fmt: str = "markdown") -> str:
+        if fmt == "json":
+            import json
+
+            return json.dumps(self.to_json(), ensure_ascii=False, indent=2) + "\n"
+        return render(self.page, self.selection, fmt)
+
+    def to_json(self, include_blocks: bool = True) -> dict[str, Any]:
+        return selection_json(
+            self.page,
+            self.selection,
+            include_blocks=include_blocks,
+            extra={
+                "predictor": self.predictor,
+                "query": self.query,
+                "timings_ms": {k: round(v * 1000, 3) for k, v in self.timings.items()},
+            },
+        )
+
+
+class Extractor:
+    """A configured pipeline. Reuse one instance for many pages (models load once).
+
+    ``predictor`` is used when no query is given, ``query_predictor`` when one is; each may be a
+    registered name (see :func:`blockdex.predict.available_predictors`) or a Predictor object.
+    """
+
+    def __init__(
+        self,
+        predictor: str | Predictor | None = None,
+        *,
+        query_predictor: str | Predictor | None = None,
+        config: ExtractConfig | None = None,
+        **predictor_options: Any,
+    ) -> None:
+        self.config = config or ExtractConfig()
+        self._options = predictor_options
+        self._predictor_spec = predictor or DEFAULT_PREDICTOR
+        self._query_spec = query_predictor or (predictor if predictor is not None else DEFAULT_QUERY_PREDICTOR)
+        self._cache: dict[str, Predictor] = {}
+
+    def _resolve(self, spec: str | Predictor) -> Predictor:
+        if not isinstance(spec, str):
+            return spec
+        if spec not in self._cache:
+            self._cache[spec] = get_predictor(spec, **self._options)
+        return self._cache[spec]
+
+    @property
+    def predictor(self) -> Predictor:
+        return self._resolve(self._predictor_spec)
+
+    def segment(
+        self, html: str | bytes, *, url: str | None = None, content_type: str | None = None
+    ) -> Page:
+        """Parse, clean and segment a page into numbered blocks."""
+        doc = parse_html(html, url=url, content_type=content_type, limits=self.config.parse)
+        clean_document(doc, self.config.clean)
+        return segment_document(doc, self.config.segment)
+
+    def run(
+        self,
+        html: str | bytes,
+        *,
+        url: str | None = None,
+        query: str | None = None,
+        content_type: str | None = None,
+    ) -> Extraction:
+        """Run the whole pipeline and return the page, the selection and timings."""
+        t0 = time.perf_counter()
+        doc = parse_html(html, url=url, content_type=content_type, limits=self.config.parse)
+        t1 = time.perf_counter()
+        clean_document(doc, self.config.clean)
+        t2 = time.perf_counter()
+        page = segment_document(doc, self.config.segment)
+        t3 = time.perf_counter()
+        query = query.strip() if query and query.strip() else None
+        predictor = self._resolve(self._query_spec if query else self._predictor_spec)
+        selection = predictor.predict(page, query) if page.blocks else Selection()
+        t4 = time.perf_counter()
+        return Extraction(
+            page=page,
+            selection=selection,
+            predictor=getattr(predictor, "name", type(predictor).__name__),
+            query=query,
+            timings={"parse": t1 - t0, "clean": t2 - t1, "segment": t3 - t2, "predict": t4 - t3},
+        )
+
+    def extract(
+        self,
+        html: str | bytes,
+        *,
+        url: str | None = None,
+        query: str | None = None,
+        output: str = "markdown",
+        content_type: str | None = None,
+    ) -> str:
+        """Extract and render in one call."""
+        if output not in FORMATS:
+            raise UnsupportedFormat(
+                f"unknown output format {output!r}; choose one of: {', '.join(FORMATS)}"
+            )
+        return self.run(html, url=url, query=query, content_type=content_type).render(output)
+
+
+@functools.lru_cache(maxsize=16)
+def _shared_extractor(predictor: str | None) -> Extractor:
+    return Extractor(predictor)
+
+
+def extract(
+    html: str | bytes,
+    *,
+    url: str | None = None,
+    query: str | None = None,
+    output: str = "markdown",
+    predictor: str | Predictor | None = None,
+) -> str:
+    """Extract what an LLM should read from ``html``.
+
+    With no ``query`` the page's main content is kept; with one, the blocks relevant to it.
+    ``output`` is ``markdown`` (default), ``text``, ``html`` or ``json``.
+    """
+    ex = _shared_extractor(predictor) if predictor is None or isinstance(predictor, str) else Extractor(predictor)
+    return ex.extract(html, url=url, query=query, output=output)
+
+
+def segment(html: str | bytes, *, url: str | None = None) -> Page:
+    """Parse, clean and segment ``html`` into a :class:`Page` of numbered blocks."""
+    return _shared_extractor(None).segment(html, url=url)

@@ -1,0 +1,198 @@
+"""The values that flow between the pipeline's steps: :class:`Block`, :class:`Page`, :class:`Selection`.
+
+Blocks are numbered from **0** to ``n-1`` in document order. A :class:`Page` may be a slice of a
+larger page (a chunk sent to a model); its blocks keep their original indices, so a selection
+made on a chunk is valid for the whole page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+Interval = tuple[int, int]
+"""A closed interval of block indices ``(first, last)``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One addressable unit of a page.
+
+    ``html`` is the block's content with only ``<b> <i> <u> <br> <code>`` (and ``<td>/<th>`` for
+    table rows) kept; ``text`` is its plain text. ``chain`` lists the structural elements the
+    block sits in, outermost first, ending with the block's own element, as ``(tag, node_id)``;
+    the assembler uses it to rebuild lists, tables and quotes. ``split`` is
+    ``(split_id, split_part, split_total)`` when a long element was cut into several blocks.
+    """
+
+    index: int
+    tag: str
+    html: str
+    text: str
+    chain: tuple[tuple[str, int], ...] = ()
+    path: str = ""
+    attrs: str = ""
+    depth: int = 0
+    link_chars: int = 0
+    n_links: int = 0
+    split: tuple[int, int, int] | None = None
+    source: str = "dom"
+    attributes: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def element_id(self) -> int:
+        """Identity of the DOM element this block's content came from."""
+        return self.chain[-1][1] if self.chain else -1 - self.index
+
+    def tagged(self) -> str:
+        """The ``[i] <tag>content</tag>`` line a model reads."""
+        attrs = ""
+        if self.split is not None:
+            sid, part, total = self.split
+            attrs = f' split-id="{sid}" split-part="{part}" split-total="{total}"'
+        return f"[{self.index}] <{self.tag}{attrs}>{self.html}</{self.tag}>"
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A segmented page: its numbered blocks plus page-level metadata."""
+
+    blocks: tuple[Block, ...]
+    title: str = ""
+    url: str | None = None
+    meta: Mapping[str, str] = field(default_factory=dict)
+    encoding: str = "utf-8"
+    warnings: tuple[str, ...] = ()
+    html_bytes: int = 0
+    """Size of the HTML the page was segmented from, in characters (for DANAg-style features)."""
+
+    def __len__(self) -> int:
+        return len(self.blocks)
+
+    def __iter__(self) -> Iterator[Block]:
+        return iter(self.blocks)
+
+    def __getitem__(self, i: int) -> Block:
+        return self.blocks[i]
+
+    @property
+    def first_index(self) -> int:
+        return self.blocks[0].index if self.blocks else 0
+
+    def by_index(self, index: int) -> Block:
+        """The block whose ``index`` is ``index`` (also on a chunk of a larger page)."""
+        pos = index - self.first_index
+        if 0 <= pos < len(self.blocks) and self.blocks[pos].index == index:
+            return self.blocks[pos]
+        for b in self.blocks:
+            if b.index == index:
+                return b
+        raise KeyError(index)
+
+    def indices(self) -> tuple[int, ...]:
+        return tuple(b.index for b in self.blocks)
+
+    def tagged_text(self, indices: Iterable[int] | None = None) -> str:
+        """Index-tagged lines for all blocks, or for the given block indices."""
+        if indices is None:
+            return "\n".join(b.tagged() for b in self.blocks)
+        wanted = set(indices)
+        return "\n".join(b.tagged() for b in self.blocks if b.index in wanted)
+
+    def slice(self, start: int, stop: int) -> Page:
+        """Blocks at positions ``start:stop`` as a page of their own (indices preserved)."""
+        return Page(
+            blocks=self.blocks[start:stop],
+            title=self.title,
+            url=self.url,
+            meta=self.meta,
+            encoding=self.encoding,
+            warnings=self.warnings,
+            html_bytes=self.html_bytes,
+        )
+
+    def text(self) -> str:
+        return "\n".join(b.text for b in self.blocks)
+
+
+def merge_intervals(intervals: Iterable[Sequence[int]]) -> tuple[Interval, ...]:
+    """Sort closed intervals and merge the ones that overlap or touch.
+
+    >>> merge_intervals([(5, 7), (1, 2), (3, 3), (7, 9)])
+    ((1, 3), (5, 9))
+    """
+    cleaned = sorted((int(a), int(b)) if a <= b else (int(b), int(a)) for a, b in intervals)
+    out: list[list[int]] = []
+    for a, b in cleaned:
+        if out and a <= out[-1][1] + 1:
+            if b > out[-1][1]:
+                out[-1][1] = b
+        else:
+            out.append([a, b])
+    return tuple((a, b) for a, b in out)
+
+
+def intervals_from_indices(indices: Iterable[int]) -> tuple[Interval, ...]:
+    """Closed intervals covering exactly the given indices."""
+    return merge_intervals((i, i) for i in indices)
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Which blocks to keep: sorted, merged, closed intervals of block indices.
+
+    ``scores`` optionally maps block index → the predictor's score for that block (kept or not),
+    so explanations can show why a block was dropped.
+    """
+
+    intervals: tuple[Interval, ...] = ()
+    scores: Mapping[int, float] | None = None
+    warnings: tuple[str, ...] = ()
+
+    @classmethod
+    def from_indices(
+        cls,
+        indices: Iterable[int],
+        scores: Mapping[int, float] | None = None,
+        warnings: Iterable[str] = (),
+    ) -> Selection:
+        return cls(intervals_from_indices(indices), scores, tuple(warnings))
+
+    @classmethod
+    def from_intervals(
+        cls, intervals: Iterable[Sequence[int]], scores: Mapping[int, float] | None = None
+    ) -> Selection:
+        return cls(merge_intervals(intervals), scores)
+
+    @property
+    def indices(self) -> tuple[int, ...]:
+        return tuple(i for a, b in self.intervals for i in range(a, b + 1))
+
+    def __contains__(self, index: object) -> bool:
+        return any(a <= index <= b for a, b in self.intervals)  # type: ignore[operator]
+
+    def __len__(self) -> int:
+        return sum(b - a + 1 for a, b in self.intervals)
+
+    def __bool__(self) -> bool:
+        return bool(self.intervals)
+
+    def union(self, other: Selection) -> Selection:
+        scores: dict[int, float] | None = None
+        if self.scores is not None or other.scores is not None:
+            scores = {**(self.scores or {}), **(other.scores or {})}
+        return Selection(
+            merge_intervals(self.intervals + other.intervals),
+            scores,
+            self.warnings + other.warnings,
+        )
+
+    def format(self) -> str:
+        """The interval string a model would answer: ``[[1,2],[5,7]]`` or ``NA``."""
+        if not self.intervals:
+            return "NA"
+        return "[" + ",".join(f"[{a},{b}]" for a, b in self.intervals) + "]"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"intervals": [list(iv) for iv in self.intervals], "indices": list(self.indices)}

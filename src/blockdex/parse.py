@@ -1,0 +1,255 @@
+"""Bytes or text → an HTML5 tree (selectolax/lexbor), with the page's encoding, title and metadata.
+
+Encoding follows what a browser would do, with one pragmatic twist measured on real crawls:
+a page whose bytes are valid UTF-8 is read as UTF-8 even when its ``<meta charset>`` names an
+older encoding (servers re-encode pages and forget the meta tag). Otherwise the BOM, the HTTP
+``charset`` and the ``<meta>`` declaration are honoured, then charset-normalizer guesses.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass, field
+
+from selectolax.lexbor import LexborHTMLParser
+
+from blockdex.errors import EmptyInput, NotHTML, PageTooLarge
+
+
+@dataclass(frozen=True, slots=True)
+class ParseLimits:
+    """Input limits applied before parsing."""
+
+    max_input_bytes: int = 32 * 1024 * 1024
+    """Larger inputs raise PageTooLarge: a 32 MB page is ~100x a typical article page."""
+    sniff_bytes: int = 8192
+    """How much of the start is inspected for BOM, meta charset and binary signatures."""
+    max_control_ratio: float = 0.05
+    """Share of control characters in the sniffed text above which input is treated as binary."""
+
+
+DEFAULT_LIMITS = ParseLimits()
+
+# File signatures of formats that are sometimes served as text/html.
+_BINARY_SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"%PDF-", "a PDF document"),
+    (b"\x89PNG", "a PNG image"),
+    (b"GIF8", "a GIF image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"PK\x03\x04", "a ZIP archive (or an Office document)"),
+    (b"\x1f\x8b", "gzip-compressed data (decompress it first)"),
+    (b"\x7fELF", "an executable"),
+    (b"RIFF", "a RIFF media file"),
+    (b"OggS", "an Ogg media file"),
+    (b"\x00\x00\x01\x00", "an icon file"),
+    (b"wOFF", "a web font"),
+)
+
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+_META_CHARSET_RE = re.compile(
+    rb"""<meta[^>]{0,512}?charset\s*=\s*["']?\s*([A-Za-z0-9_:.\-]{1,40})""", re.I
+)
+_HTTP_CHARSET_RE = re.compile(r"""charset\s*=\s*["']?([A-Za-z0-9_:.\-]{1,40})""", re.I)
+_TAG_RE = re.compile(r"<\s*[A-Za-z!?/]")
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+# WHATWG encoding-label aliases that differ from Python's codecs.
+_ENCODING_ALIASES = {
+    "iso-8859-1": "cp1252",
+    "latin1": "cp1252",
+    "latin-1": "cp1252",
+    "us-ascii": "cp1252",
+    "ascii": "cp1252",
+    "iso-8859-9": "cp1254",
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "x-gbk": "gb18030",
+    "x-sjis": "shift_jis",
+    "unicode": "utf-16",
+    "utf8": "utf-8",
+}
+
+
+def _normalise_encoding(label: str | None) -> str | None:
+    if not label:
+        return None
+    label = label.strip().lower()
+    label = _ENCODING_ALIASES.get(label, label)
+    try:
+        return codecs.lookup(label).name
+    except LookupError:
+        return None
+
+
+def _binary_kind(head: bytes) -> str | None:
+    for sig, kind in _BINARY_SIGNATURES:
+        if head.startswith(sig):
+            return kind
+    return None
+
+
+def decode_html(
+    data: bytes, content_type: str | None = None, limits: ParseLimits = DEFAULT_LIMITS
+) -> tuple[str, str]:
+    """Decode page bytes to text; returns ``(text, encoding_name)``.
+
+    Raises :class:`EmptyInput`, :class:`PageTooLarge` or :class:`NotHTML` for unusable input.
+    """
+    if len(data) > limits.max_input_bytes:
+        raise PageTooLarge(
+            f"input is {len(data):,} bytes, over the limit of {limits.max_input_bytes:,}; "
+            "raise ParseLimits.max_input_bytes (--max-bytes) if this page is wanted"
+        )
+    if not data.strip():
+        raise EmptyInput("input is empty: there is no HTML to extract from")
+    head = data[: limits.sniff_bytes]
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            return data.decode(name, errors="replace"), codecs.lookup(name).name
+    kind = _binary_kind(head.lstrip())
+    if kind:
+        raise NotHTML(f"input is {kind}, not HTML")
+    declared = None
+    if content_type:
+        m = _HTTP_CHARSET_RE.search(content_type)
+        declared = _normalise_encoding(m.group(1)) if m else None
+    if declared is None:
+        m2 = _META_CHARSET_RE.search(head)
+        if m2:
+            declared = _normalise_encoding(m2.group(1).decode("ascii", "ignore"))
+    if declared in (None, "utf-8") or not head.isascii():
+        try:
+            return data.decode("utf-8"), "utf-8"
+        except UnicodeDecodeError:
+            pass
+    if declared and declared not in ("utf-8", "utf-16", "utf-32"):
+        return data.decode(declared, errors="replace"), declared
+    if declared in ("utf-16", "utf-32"):
+        # A declared UTF-16 page without BOM is almost always really ASCII-compatible.
+        declared = None
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data[: 1 << 20]).best()
+    if best is not None and best.encoding:
+        name = _normalise_encoding(best.encoding) or "utf-8"
+        return data.decode(name, errors="replace"), name
+    return data.decode("utf-8", errors="replace"), "utf-8"
+
+
+def check_html_text(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> None:
+    """Raise :class:`NotHTML`/:class:`EmptyInput` when decoded text cannot be a web page."""
+    if not text.strip():
+        raise EmptyInput("input is empty: there is no HTML to extract from")
+    sniff = text[: limits.sniff_bytes]
+    controls = len(_CONTROL_RE.findall(sniff))
+    if controls > limits.max_control_ratio * max(len(sniff), 1):
+        raise NotHTML(
+            f"input looks like binary data ({controls} control characters in the first "
+            f"{len(sniff)}), not HTML"
+        )
+    if not _TAG_RE.search(text, 0, 1 << 16):
+        raise NotHTML("input has no HTML tags in its first 64 KB; is it plain text or another format?")
+
+
+@dataclass(slots=True)
+class Document:
+    """A parsed page. The tree is mutable: :func:`blockdex.clean.clean_document` edits it."""
+
+    tree: LexborHTMLParser
+    url: str | None = None
+    title: str = ""
+    meta: dict[str, str] = field(default_factory=dict)
+    encoding: str = "utf-8"
+    html_chars: int = 0
+    warnings: list[str] = field(default_factory=list)
+    rescued: list[str] = field(default_factory=list)
+    """Text recovered from scripts by the cleaner, appended after the page's blocks."""
+    cleaned: bool = False
+
+
+def _meta_content(tree: LexborHTMLParser, selector: str) -> str:
+    node = tree.css_first(selector)
+    if node is None:
+        return ""
+    value = node.attributes.get("content") or node.attributes.get("href") or ""
+    return " ".join(value.split())
+
+
+# Metadata fields and where they are read from, first hit wins.
+_META_SOURCES: dict[str, tuple[str, ...]] = {
+    "og_title": ('meta[property="og:title"]', 'meta[name="og:title"]', 'meta[name="twitter:title"]'),
+    "description": ('meta[name="description"]', 'meta[property="og:description"]'),
+    "site_name": ('meta[property="og:site_name"]', 'meta[name="application-name"]'),
+    "author": ('meta[name="author"]', 'meta[property="article:author"]', 'meta[name="byl"]'),
+    "date": (
+        'meta[property="article:published_time"]',
+        'meta[name="date"]',
+        'meta[name="pubdate"]',
+        'meta[itemprop="datePublished"]',
+        'meta[name="dc.date"]',
+    ),
+    "canonical": ('link[rel="canonical"]', 'meta[property="og:url"]'),
+    "keywords": ('meta[name="keywords"]',),
+}
+
+
+def read_metadata(tree: LexborHTMLParser) -> tuple[str, dict[str, str]]:
+    """Title and metadata from ``<title>``, Open Graph and common meta tags."""
+    meta: dict[str, str] = {}
+    for key, selectors in _META_SOURCES.items():
+        for sel in selectors:
+            value = _meta_content(tree, sel)
+            if value:
+                meta[key] = value
+                break
+    title_node = tree.css_first("title")
+    html_title = " ".join(title_node.text().split()) if title_node is not None else ""
+    if html_title:
+        meta["html_title"] = html_title
+    html_node = tree.css_first("html")
+    if html_node is not None:
+        lang = html_node.attributes.get("lang") or html_node.attributes.get("xml:lang")
+        if lang:
+            meta["language"] = lang.strip()
+    title = meta.get("og_title") or html_title
+    if not title:
+        h1 = tree.css_first("h1")
+        if h1 is not None:
+            title = " ".join(h1.text().split())
+    return title, meta
+
+
+def parse_html(
+    html: str | bytes,
+    *,
+    url: str | None = None,
+    content_type: str | None = None,
+    limits: ParseLimits = DEFAULT_LIMITS,
+) -> Document:
+    """Parse a page. Accepts bytes (encoding detected) or already-decoded text."""
+    if isinstance(html, bytes | bytearray | memoryview):
+        text, encoding = decode_html(bytes(html), content_type, limits)
+    elif isinstance(html, str):
+        if len(html) > limits.max_input_bytes:
+            raise PageTooLarge(
+                f"input is {len(html):,} characters, over the limit of {limits.max_input_bytes:,}"
+            )
+        text, encoding = html, "utf-8"
+    else:
+        raise TypeError(f"html must be str or bytes, not {type(html).__name__}")
+    check_html_text(text, limits)
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
+    tree = LexborHTMLParser(text)
+    title, meta = read_metadata(tree)
+    return Document(
+        tree=tree, url=url, title=title, meta=meta, encoding=encoding, html_chars=len(text)
+    )

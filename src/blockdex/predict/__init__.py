@@ -1,0 +1,88 @@
+"""Index predictors: given a :class:`~blockdex.page.Page` (and maybe a query), choose block indices.
+
+Every strategy implements one method, ``predict(page, query=None) -> Selection``, and is
+registered here by name so the API, CLI, server and benchmark can all pick it with a string.
+Heavy predictors are registered as ``"module:Class"`` paths and imported only when asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+from blockdex.errors import UnknownPredictor
+from blockdex.page import Page, Selection
+
+
+@runtime_checkable
+class Predictor(Protocol):
+    """Chooses which blocks of a page to keep."""
+
+    name: str
+
+    def predict(self, page: Page, query: str | None = None) -> Selection:
+        """Return the selected block indices (``Block.index`` values) of ``page``."""
+        ...
+
+
+PredictorFactory = Callable[..., Predictor]
+
+# name → "module:attribute" of a Predictor class/factory, imported on first use.
+_REGISTRY: dict[str, str | PredictorFactory] = {
+    "all": "blockdex.predict.basic:AllPredictor",
+    "oracle": "blockdex.predict.basic:OraclePredictor",
+}
+
+# One-line descriptions shown by `blockdex methods` and `--help`.
+DESCRIPTIONS: dict[str, str] = {
+    "all": "keep every block (the page's full cleaned text)",
+    "oracle": "keep the blocks given in advance (tests and evaluation ceilings)",
+}
+
+DEFAULT_PREDICTOR = "all"
+"""Used when no query is given and no predictor is named."""
+DEFAULT_QUERY_PREDICTOR = "all"
+"""Used when a query is given and no predictor is named."""
+
+
+def register_predictor(name: str, factory: str | PredictorFactory, description: str = "") -> None:
+    """Make a predictor available by name (``factory`` may be a ``"module:attr"`` string)."""
+    _REGISTRY[name] = factory
+    if description:
+        DESCRIPTIONS[name] = description
+
+
+def available_predictors() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def get_predictor(name: str, **options: Any) -> Predictor:
+    """Instantiate the predictor registered as ``name`` with ``options``."""
+    try:
+        factory = _REGISTRY[name]
+    except KeyError:
+        raise UnknownPredictor(
+            f"unknown predictor {name!r}; available: {', '.join(available_predictors())}"
+        ) from None
+    if isinstance(factory, str):
+        module_name, _, attr = factory.partition(":")
+        factory = getattr(importlib.import_module(module_name), attr)
+        _REGISTRY[name] = factory
+    return factory(**options)
+
+
+def predict_in_chunks(
+    predictor: Predictor,
+    page: Page,
+    query: str | None,
+    max_doc_tokens: int,
+    count: Callable[[str], int],
+) -> Selection:
+    """Run ``predictor`` on each chunk of ``page`` under ``max_doc_tokens`` and merge the results."""
+    from blockdex.intervals import chunk_page
+
+    selection = Selection()
+    for chunk in chunk_page(page, max_doc_tokens, count):
+        selection = selection.union(predictor.predict(chunk, query))
+    return selection

@@ -1,0 +1,99 @@
+"""Assembled HTML → the output formats: ``markdown``, ``text``, ``html`` and ``json``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from blockdex.assemble import assemble_html
+from blockdex.errors import UnsupportedFormat
+from blockdex.page import Page, Selection
+
+FORMATS = ("markdown", "text", "html", "json")
+
+
+def html_to_markdown(html: str) -> str:
+    """Markdown for an HTML document: pipe tables, fenced code, ``#`` headings."""
+    from html_to_markdown import ConversionOptions, convert
+
+    options = ConversionOptions(
+        heading_style="atx",
+        code_block_style="backticks",
+        extract_metadata=False,
+        escape_asterisks=False,
+        escape_underscores=False,
+        escape_misc=False,
+    )
+    return convert(html, options).content.strip() + "\n"
+
+
+def selection_text(page: Page, selection: Selection) -> str:
+    """Plain text of the selected blocks: one element per line, split parts re-joined."""
+    wanted = set(selection.indices)
+    lines: list[str] = []
+    prev_split: int | None = None
+    for block in page.blocks:
+        if block.index not in wanted:
+            continue
+        if block.split is not None and prev_split == block.split[0] and lines:
+            sep = "\n" if block.tag == "pre" else " "
+            lines[-1] = lines[-1] + sep + block.text
+        else:
+            lines.append(block.text)
+        prev_split = block.split[0] if block.split is not None else None
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def selection_json(
+    page: Page,
+    selection: Selection,
+    *,
+    markdown: str | None = None,
+    extra: Mapping[str, Any] | None = None,
+    include_blocks: bool = True,
+) -> dict[str, Any]:
+    """The JSON record: metadata, chosen indices with scores, the kept blocks, and Markdown."""
+    scores = selection.scores or {}
+    wanted = set(selection.indices)
+    record: dict[str, Any] = {
+        "title": page.title,
+        "url": page.url,
+        "metadata": dict(page.meta),
+        "n_blocks": len(page.blocks),
+        "selection": selection.format(),
+        "intervals": [list(iv) for iv in selection.intervals],
+    }
+    if include_blocks:
+        record["blocks"] = [
+            {
+                "index": b.index,
+                "tag": b.tag,
+                "text": b.text,
+                **({"score": round(float(scores[b.index]), 4)} if b.index in scores else {}),
+            }
+            for b in page.blocks
+            if b.index in wanted
+        ]
+    record["markdown"] = markdown if markdown is not None else html_to_markdown(
+        assemble_html(page, selection)
+    )
+    warnings = list(page.warnings) + list(selection.warnings)
+    if warnings:
+        record["warnings"] = warnings
+    if extra:
+        record.update(extra)
+    return record
+
+
+def render(page: Page, selection: Selection, fmt: str = "markdown") -> str:
+    """Render the selected blocks of ``page`` in one of :data:`FORMATS`."""
+    if fmt == "markdown":
+        return html_to_markdown(assemble_html(page, selection))
+    if fmt == "text":
+        return selection_text(page, selection)
+    if fmt == "html":
+        return assemble_html(page, selection)
+    if fmt == "json":
+        return json.dumps(selection_json(page, selection), ensure_ascii=False, indent=2) + "\n"
+    raise UnsupportedFormat(f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}")
