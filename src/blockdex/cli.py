@@ -68,8 +68,34 @@ def _make_extractor(args: argparse.Namespace):  # noqa: ANN202
     return Extractor(args.predictor, config=config, **options)
 
 
+def _run_baseline(args: argparse.Namespace, data: bytes, url: str | None) -> str:
+    """Run a classic method (``--method crunch`` …) and render its HTML in the asked format."""
+    import json
+
+    from blockdex.baselines import get_baseline
+    from blockdex.parse import decode_html
+    from blockdex.render import html_to_markdown
+
+    html, _ = decode_html(data)
+    result = get_baseline(args.predictor).run(html, url=args.url or url, query=args.query)
+    if args.format == "html":
+        return result.html
+    if args.format == "text":
+        return result.text
+    if args.format == "json":
+        record = {"title": result.title, "url": args.url or url, "method": args.predictor,
+                  "text": result.text, "markdown": html_to_markdown(result.html), **result.extra}
+        return json.dumps(record, ensure_ascii=False, indent=2) + "\n"
+    return html_to_markdown(result.html)
+
+
 def cmd_extract(args: argparse.Namespace) -> int:
     data, url, ctype = read_input(args.source, max_bytes=args.max_bytes)
+    from blockdex.baselines import BASELINES
+
+    if args.predictor in BASELINES:
+        _write(_run_baseline(args, data, url), args.out)
+        return 0
     extractor = _make_extractor(args)
     result = extractor.run(data, url=args.url or url, query=args.query, content_type=ctype)
     out = result.render(args.format)
@@ -104,6 +130,11 @@ def cmd_blocks(args: argparse.Namespace) -> int:
 def cmd_methods(args: argparse.Namespace) -> int:
     from blockdex.predict import DEFAULT_PREDICTOR, DEFAULT_QUERY_PREDICTOR, DESCRIPTIONS, available_predictors
 
+    from blockdex.baselines import DESCRIPTIONS as BASELINE_DESCRIPTIONS
+    from blockdex.baselines import available_baselines
+
+    for name in available_baselines():
+        print(f"{name:14s} {BASELINE_DESCRIPTIONS.get(name, '')}  [classic method]")
     for name in available_predictors():
         mark = []
         if name == DEFAULT_PREDICTOR:

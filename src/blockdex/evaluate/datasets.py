@@ -38,6 +38,8 @@ class EvalPage:
     without_snippets: tuple[str, ...] = ()
     dataset: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+    query: str | None = None
+    """For query-relevant evaluation sets: the query; ``ground_truth`` is the relevant text."""
 
 
 def shared_data_dir() -> Path | None:
@@ -53,7 +55,7 @@ def shared_data_dir() -> Path | None:
 
 
 def _page_from_record(rec: dict[str, Any], dataset: str, n: int) -> EvalPage:
-    gt = rec.get("ground_truth_text")
+    gt = rec.get("ground_truth_text", rec.get("relevant_text"))
     meta = {k: rec[k] for k in ("page_type", "title", "meta", "blocks", "encoding") if k in rec}
     return EvalPage(
         id=str(rec.get("id", n)),
@@ -64,6 +66,7 @@ def _page_from_record(rec: dict[str, Any], dataset: str, n: int) -> EvalPage:
         without_snippets=tuple(rec.get("without") or ()),
         dataset=dataset,
         meta=meta,
+        query=rec.get("query"),
     )
 
 

@@ -1,0 +1,52 @@
+"""The classic extraction systems blockdex is measured against, as first-class methods.
+
+Unlike predictors (which choose block indices), a baseline works on the page its own way and
+returns HTML (and its plain text); blockdex's renderer turns that into the requested format.
+Each is registered here by name as ``"module:Class"`` and imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from blockdex.errors import UnknownPredictor
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineResult:
+    """What a baseline extracted: an HTML document and its plain text."""
+
+    html: str
+    text: str
+    title: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Method-specific output (e.g. VSSE records, DANAg curves) for JSON rendering."""
+
+
+@runtime_checkable
+class Baseline(Protocol):
+    name: str
+
+    def run(self, html: str | bytes, *, url: str | None = None, query: str | None = None) -> BaselineResult:
+        ...
+
+
+# name → "module:Class" (constructed with keyword options).
+BASELINES: dict[str, str] = {}
+
+DESCRIPTIONS: dict[str, str] = {}
+
+
+def available_baselines() -> list[str]:
+    return sorted(BASELINES)
+
+
+def get_baseline(name: str, **options: Any) -> Baseline:
+    try:
+        target = BASELINES[name]
+    except KeyError:
+        raise UnknownPredictor(f"unknown method {name!r}") from None
+    module_name, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module_name), attr)(**options)
