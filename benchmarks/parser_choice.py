@@ -3,6 +3,7 @@
 Run: python benchmarks/parser_choice.py [N_PAGES]
 Prints pages/s for each and the ratio, on the same pages in the same run.
 """
+
 from __future__ import annotations
 
 import gzip

@@ -7,7 +7,7 @@
 """
 
 from blockdex.errors import BlockdexError
-from blockdex.extract import Extraction, ExtractConfig, Extractor, extract, segment
+from blockdex.extract import ExtractConfig, Extraction, Extractor, extract, segment
 from blockdex.page import Block, Page, Selection
 from blockdex.predict import Predictor, available_predictors, get_predictor, register_predictor
 

@@ -16,8 +16,30 @@ from blockdex.page import Block, Page, Selection
 
 # Own-element tags written as they are; anything else is written as <p>.
 KEEP_TAGS = frozenset(
-    """p h1 h2 h3 h4 h5 h6 ul ol li dl dt dd blockquote pre table caption tr figure figcaption
-    details summary""".split()
+    [
+        "p",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "ul",
+        "ol",
+        "li",
+        "dl",
+        "dt",
+        "dd",
+        "blockquote",
+        "pre",
+        "table",
+        "caption",
+        "tr",
+        "figure",
+        "figcaption",
+        "details",
+        "summary",
+    ]
 )
 # Elements that may only appear inside another: the assembler supplies a parent when missing.
 _IMPLIED_PARENT = {"li": "ul", "tr": "table", "dt": "dl", "dd": "dl", "caption": "table"}
@@ -58,9 +80,13 @@ def assemble_body(page: Page, selection: Selection) -> str:
         # Supply implied parents (a lone <li> needs a list, a row needs a table).
         own_tag, _ = chain[-1]
         parent_needed = _IMPLIED_PARENT.get(own_tag)
-        if parent_needed and not any(t == parent_needed or (parent_needed == "ul" and t == "ol") for t, _ in chain[:-1]):
+        if parent_needed and not any(
+            t == parent_needed or (parent_needed == "ul" and t == "ol") for t, _ in chain[:-1]
+        ):
             chain.insert(len(chain) - 1, (parent_needed, -(10**15) - chain[-1][1]))
-        written = [(_element_tag(t) if k == len(chain) - 1 else t, nid) for k, (t, nid) in enumerate(chain)]
+        written = [
+            (_element_tag(t) if k == len(chain) - 1 else t, nid) for k, (t, nid) in enumerate(chain)
+        ]
         # Common prefix with what is open.
         k = 0
         while k < len(open_stack) and k < len(written) and open_stack[k] == written[k]:
@@ -98,6 +124,6 @@ def assemble_html(page: Page, selection: Selection) -> str:
     lang = page.meta.get("language", "") if page.meta else ""
     lang_attr = f' lang="{html_lib.escape(lang, quote=True)}"' if lang else ""
     return (
-        f"<!DOCTYPE html><html{lang_attr}><head><meta charset=\"utf-8\"><title>{title}</title>"
+        f'<!DOCTYPE html><html{lang_attr}><head><meta charset="utf-8"><title>{title}</title>'
         f"</head><body>{body}</body></html>"
     )

@@ -35,15 +35,47 @@ class CleanConfig:
     """Rescued text whose words are this much already on the page is a duplicate: skipped."""
     max_rescued_fragments: int = 50
     """Bound on how many fragments one page can add."""
+    probe_chars: int = 4000
+    """Only the start of a candidate is probed: enough to recognise a duplicate, bounded cost."""
+    match_probes: int = 16
+    """Words probed against the visible text to detect an already-shown fragment."""
+    probe_word_chars: int = 5
+    """Only words this long are probes: short words occur on every page."""
+    min_probe_words: int = 15
+    """Fragments with fewer long words are UI strings, not content."""
 
 
 DEFAULT_CLEAN = CleanConfig()
 
 # Elements removed with everything inside them: they never hold text a reader sees as content.
 NOISE_TAGS: tuple[str, ...] = (
-    "script", "style", "noscript", "template", "svg", "math", "iframe", "object", "embed",
-    "canvas", "video", "audio", "map", "select", "textarea", "input", "head", "link", "meta",
-    "frameset", "frame", "applet", "param", "source", "track", "datalist", "dialog",
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "math",
+    "iframe",
+    "object",
+    "embed",
+    "canvas",
+    "video",
+    "audio",
+    "map",
+    "select",
+    "textarea",
+    "input",
+    "head",
+    "link",
+    "meta",
+    "frameset",
+    "frame",
+    "applet",
+    "param",
+    "source",
+    "track",
+    "datalist",
+    "dialog",
 )
 
 # Elements the author hid: the HTML `hidden` attribute and inline display/visibility styles.
@@ -62,15 +94,21 @@ HIDDEN_SELECTOR = ", ".join(
 JSONLD_TEXT_KEYS = frozenset({"articleBody", "text", "reviewBody", "answerText"})
 # Script element ids/snippets that mark framework state holding the page's data.
 STATE_SCRIPT_IDS = frozenset({"__NEXT_DATA__", "__NUXT_DATA__", "__APOLLO_STATE__", "ng-state"})
+_STATE_NAMES = (
+    "__INITIAL_STATE__",
+    "__PRELOADED_STATE__",
+    "__NUXT__",
+    "__APOLLO_STATE__",
+    "__DATA__",
+)
 _STATE_ASSIGN_RE = re.compile(
-    r"(?:window\.)?(__[A-Z_]+__|__INITIAL_STATE__|__PRELOADED_STATE__|__NUXT__)\s*=\s*", re.S
+    r"(?:window\.)?(?:__INITIAL_STATE__|__PRELOADED_STATE__|__NUXT__|__APOLLO_STATE__|__DATA__)\s*=\s*"
 )
 # document.write("…") and el.innerHTML = "…" with a quoted JS string literal.
 _JS_HTML_WRITE_RE = re.compile(
     r"""(?:document\.write(?:ln)?\s*\(\s*|\.innerHTML\s*[+]?=\s*)(?P<q>["'`])(?P<s>(?:\\.|(?!(?P=q))[^\\]){1,500000})(?P=q)""",
     re.S,
 )
-_WORD_RE = re.compile(r"\w+", re.U)
 _HAS_TAG_RE = re.compile(r"<\s*[a-zA-Z][^>]*>")
 
 
@@ -96,18 +134,23 @@ def _unescape_js(s: str) -> str:
     return out.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+_MAX_JSON_NODES = 200_000  # bound on values visited in one script's JSON
+
+
 def _long_strings(obj: object, keys: frozenset[str] | None, min_chars: int) -> Iterator[str]:
     """Strings in a JSON value (iteratively), optionally only under the given keys."""
     stack: list[tuple[object, str | None]] = [(obj, None)]
-    while stack:
+    visited = 0
+    while stack and visited < _MAX_JSON_NODES:
+        visited += 1
         value, key = stack.pop()
         if isinstance(value, dict):
             stack.extend((v, k) for k, v in reversed(list(value.items())))
         elif isinstance(value, list):
             stack.extend((v, key) for v in reversed(value))
         elif isinstance(value, str) and len(value) >= min_chars and (keys is None or key in keys):
-            if keys is None and " " not in value[:200]:
-                continue  # ids, base64 and URLs have no spaces; prose does
+            if keys is None and value[:300].count(" ") < 15:
+                continue  # ids, base64, URLs and labels have few spaces; prose has many
             yield value
 
 
@@ -133,14 +176,14 @@ def _script_candidates(doc: Document, cfg: CleanConfig) -> Iterator[str]:
             except (json.JSONDecodeError, ValueError):
                 continue
             yield from _long_strings(data, JSONLD_TEXT_KEYS, cfg.min_rescued_chars)
-        elif sid in STATE_SCRIPT_IDS or stype == "application/json" and sid:
+        elif sid in STATE_SCRIPT_IDS or (stype == "application/json" and sid):
             try:
                 data = json.loads(code)
             except (json.JSONDecodeError, ValueError):
                 continue
             yield from _long_strings(data, None, cfg.min_rescued_chars)
         else:
-            m = _STATE_ASSIGN_RE.search(code)
+            m = _STATE_ASSIGN_RE.search(code) if any(n in code for n in _STATE_NAMES) else None
             if m:
                 data = _json_after_assignment(code, m.end())
                 if data is not None:
@@ -152,10 +195,33 @@ def _script_candidates(doc: Document, cfg: CleanConfig) -> Iterator[str]:
                         yield s
 
 
+_PROBE_STRIP = "\"'“”‘’«»()[]{}<>.,;:!?¡¿…-–—/\\|*#"
+
+
+def _probe_words(text: str, min_len: int) -> list[str]:
+    """Lower-cased words of ``text`` long enough to be evidence that a passage is on the page."""
+    out = []
+    for w in text.lower().split():
+        w = w.strip(_PROBE_STRIP)
+        if len(w) >= min_len:
+            out.append(w)
+    return out
+
+
+def _known_share(words: list[str], visible: str, probes: int) -> float:
+    """Share of evenly spaced probe words that occur in ``visible`` (lower-cased page text)."""
+    if not words:
+        return 1.0
+    n = min(probes, len(words))
+    step = len(words) / n
+    hits = sum(words[int(k * step)] in visible for k in range(n))
+    return hits / n
+
+
 def rescue_script_text(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> list[str]:
     """HTML/text fragments recovered from scripts, not already visible on the page."""
     found: list[str] = []
-    known: set[str] | None = None
+    visible: str | None = None
     seen: set[str] = set()
     for fragment in _script_candidates(doc, cfg):
         if fragment in seen:
@@ -166,18 +232,16 @@ def rescue_script_text(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> list[
             from selectolax.lexbor import LexborHTMLParser
 
             text = LexborHTMLParser(fragment).text(separator=" ")
-        words = [w.lower() for w in _WORD_RE.findall(text)]
-        if len(" ".join(words)) < cfg.min_rescued_chars // 2:
+        words = _probe_words(text[: cfg.probe_chars], cfg.probe_word_chars)
+        if len(words) < cfg.min_probe_words:
             continue
-        if known is None:
+        if visible is None:
             body = doc.tree.body
-            visible = body.text(separator=" ") if body is not None else ""
-            known = {w.lower() for w in _WORD_RE.findall(visible)}
-        share = sum(w in known for w in words) / max(len(words), 1)
-        if share >= cfg.max_known_share:
+            visible = (body.text(separator=" ") if body is not None else "").lower()
+        if _known_share(words, visible, cfg.match_probes) >= cfg.max_known_share:
             continue
         found.append(fragment)
-        known.update(words)
+        visible += " " + text.lower()
         if len(found) >= cfg.max_rescued_fragments:
             break
     return found

@@ -28,7 +28,9 @@ examples:
 """
 
 
-def read_input(source: str, *, max_bytes: int | None = None) -> tuple[bytes, str | None, str | None]:
+def read_input(
+    source: str, *, max_bytes: int | None = None
+) -> tuple[bytes, str | None, str | None]:
     """Bytes of a file, URL or ``-`` (stdin); returns ``(data, url, content_type)``."""
     if source == "-":
         data = sys.stdin.buffer.read()
@@ -38,13 +40,20 @@ def read_input(source: str, *, max_bytes: int | None = None) -> tuple[bytes, str
     if source.lower().startswith(("http://", "https://")):
         from blockdex.fetch import DEFAULT_FETCH, FetchConfig, fetch_url
 
-        cfg = DEFAULT_FETCH if max_bytes is None else FetchConfig(max_bytes=max_bytes)
+        # The CLI fetches on its user's own behalf, so local and intranet hosts are reachable;
+        # only the server keeps the SSRF policy that refuses them.
+        cfg = FetchConfig(
+            max_bytes=DEFAULT_FETCH.max_bytes if max_bytes is None else max_bytes,
+            allow_private=True,
+        )
         page = fetch_url(source, cfg)
         return page.body, page.url, page.content_type
     path = Path(source)
     try:
         if path.is_dir():
-            raise BlockdexError(f"{source} is a directory; give an HTML file (use 'blockdex batch' for many)")
+            raise BlockdexError(
+                f"{source} is a directory; give an HTML file (use 'blockdex batch' for many)"
+            )
         data = path.read_bytes()
     except FileNotFoundError:
         raise BlockdexError(f"cannot read {source}: no such file") from None
@@ -55,11 +64,13 @@ def read_input(source: str, *, max_bytes: int | None = None) -> tuple[bytes, str
     return data, None, None
 
 
-def _make_extractor(args: argparse.Namespace):  # noqa: ANN202
+def _make_extractor(args: argparse.Namespace):
     from blockdex.extract import ExtractConfig, Extractor
     from blockdex.parse import ParseLimits
 
-    config = ExtractConfig(parse=ParseLimits(max_input_bytes=args.max_bytes)) if args.max_bytes else None
+    config = (
+        ExtractConfig(parse=ParseLimits(max_input_bytes=args.max_bytes)) if args.max_bytes else None
+    )
     options = {}
     for name in ("llm_url", "llm_model"):
         value = getattr(args, name, None)
@@ -83,8 +94,14 @@ def _run_baseline(args: argparse.Namespace, data: bytes, url: str | None) -> str
     if args.format == "text":
         return result.text
     if args.format == "json":
-        record = {"title": result.title, "url": args.url or url, "method": args.predictor,
-                  "text": result.text, "markdown": html_to_markdown(result.html), **result.extra}
+        record = {
+            "title": result.title,
+            "url": args.url or url,
+            "method": args.predictor,
+            "text": result.text,
+            "markdown": html_to_markdown(result.html),
+            **result.extra,
+        }
         return json.dumps(record, ensure_ascii=False, indent=2) + "\n"
     return html_to_markdown(result.html)
 
@@ -100,8 +117,14 @@ def cmd_extract(args: argparse.Namespace) -> int:
     result = extractor.run(data, url=args.url or url, query=args.query, content_type=ctype)
     out = result.render(args.format)
     if not result.selection and args.format != "json":
-        reason = "no block matched the query" if result.query else (
-            "the page has no text blocks" if not result.page.blocks else "no block was judged to be content"
+        reason = (
+            "no block matched the query"
+            if result.query
+            else (
+                "the page has no text blocks"
+                if not result.page.blocks
+                else "no block was judged to be content"
+            )
         )
         print(f"blockdex: note: empty result: {reason}", file=sys.stderr)
     _write(out, args.out)
@@ -117,7 +140,14 @@ def cmd_blocks(args: argparse.Namespace) -> int:
         import json
 
         rows = [
-            {"index": b.index, "tag": b.tag, "text": b.text, "path": b.path, "split": b.split, "source": b.source}
+            {
+                "index": b.index,
+                "tag": b.tag,
+                "text": b.text,
+                "path": b.path,
+                "split": b.split,
+                "source": b.source,
+            }
             for b in page.blocks
         ]
         out = json.dumps({"title": page.title, "blocks": rows}, ensure_ascii=False, indent=1) + "\n"
@@ -128,10 +158,14 @@ def cmd_blocks(args: argparse.Namespace) -> int:
 
 
 def cmd_methods(args: argparse.Namespace) -> int:
-    from blockdex.predict import DEFAULT_PREDICTOR, DEFAULT_QUERY_PREDICTOR, DESCRIPTIONS, available_predictors
-
     from blockdex.baselines import DESCRIPTIONS as BASELINE_DESCRIPTIONS
     from blockdex.baselines import available_baselines
+    from blockdex.predict import (
+        DEFAULT_PREDICTOR,
+        DEFAULT_QUERY_PREDICTOR,
+        DESCRIPTIONS,
+        available_predictors,
+    )
 
     for name in available_baselines():
         print(f"{name:14s} {BASELINE_DESCRIPTIONS.get(name, '')}  [classic method]")
@@ -155,10 +189,17 @@ def _write(text: str, out: str | None) -> None:
 
 
 def _add_input_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("source", metavar="FILE|URL|-", help="an HTML file, an http(s) URL, or - for standard input")
-    p.add_argument("-o", "--out", metavar="FILE", help="write the result here instead of standard output")
     p.add_argument(
-        "--max-bytes", type=int, default=None, metavar="N",
+        "source", metavar="FILE|URL|-", help="an HTML file, an http(s) URL, or - for standard input"
+    )
+    p.add_argument(
+        "-o", "--out", metavar="FILE", help="write the result here instead of standard output"
+    )
+    p.add_argument(
+        "--max-bytes",
+        type=int,
+        default=None,
+        metavar="N",
         help="refuse inputs larger than N bytes (default 32 MiB)",
     )
 
@@ -181,19 +222,37 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser(
-        "extract", help="extract a page's main content (or what answers --query)",
+        "extract",
+        help="extract a page's main content (or what answers --query)",
         description="Extract a page's main content, or with --query the blocks relevant to it.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_input_args(p)
     p.add_argument("-q", "--query", help="keep only the blocks relevant to this question or topic")
-    p.add_argument("-f", "--format", choices=FORMATS, default="markdown", help="output format (default: markdown)")
     p.add_argument(
-        "-p", "--predictor", "--method", dest="predictor", default=None, metavar="NAME",
+        "-f",
+        "--format",
+        choices=FORMATS,
+        default="markdown",
+        help="output format (default: markdown)",
+    )
+    p.add_argument(
+        "-p",
+        "--predictor",
+        "--method",
+        dest="predictor",
+        default=None,
+        metavar="NAME",
         help="how blocks are chosen; 'blockdex methods' lists them (default: the main-content model)",
     )
-    p.add_argument("--url", help="the page's URL, when reading a file (used for metadata and prompts)")
-    p.add_argument("--llm-url", help="OpenAI-compatible server for --predictor llm, e.g. http://127.0.0.1:8000/v1")
+    p.add_argument(
+        "--url", help="the page's URL, when reading a file (used for metadata and prompts)"
+    )
+    p.add_argument(
+        "--llm-url",
+        help="OpenAI-compatible server for --predictor llm, e.g. http://127.0.0.1:8000/v1",
+    )
     p.add_argument("--llm-model", help="model name to ask the --llm-url server for")
     p.set_defaults(func=cmd_extract)
 

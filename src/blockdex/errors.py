@@ -80,8 +80,7 @@ class MissingExtra(BlockdexError):
 
     def __init__(self, package: str, extra: str, purpose: str) -> None:
         super().__init__(
-            f"{purpose} needs the optional package '{package}': "
-            f"pip install 'blockdex[{extra}]'"
+            f"{purpose} needs the optional package '{package}': pip install 'blockdex[{extra}]'"
         )
         self.package = package
         self.extra = extra

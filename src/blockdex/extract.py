@@ -91,7 +91,9 @@ class Extractor:
         self.config = config or ExtractConfig()
         self._options = predictor_options
         self._predictor_spec = predictor or DEFAULT_PREDICTOR
-        self._query_spec = query_predictor or (predictor if predictor is not None else DEFAULT_QUERY_PREDICTOR)
+        self._query_spec = query_predictor or (
+            predictor if predictor is not None else DEFAULT_QUERY_PREDICTOR
+        )
         self._cache: dict[str, Predictor] = {}
 
     def _resolve(self, spec: str | Predictor) -> Predictor:
@@ -176,7 +178,11 @@ def extract(
     With no ``query`` the page's main content is kept; with one, the blocks relevant to it.
     ``output`` is ``markdown`` (default), ``text``, ``html`` or ``json``.
     """
-    ex = _shared_extractor(predictor) if predictor is None or isinstance(predictor, str) else Extractor(predictor)
+    ex = (
+        _shared_extractor(predictor)
+        if predictor is None or isinstance(predictor, str)
+        else Extractor(predictor)
+    )
     return ex.extract(html, url=url, query=query, output=output)
 
 

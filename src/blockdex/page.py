@@ -22,6 +22,8 @@ class Block:
     ``html`` is the block's content with only ``<b> <i> <u> <br> <code>`` (and ``<td>/<th>`` for
     table rows) kept; ``text`` is its plain text. ``chain`` lists the structural elements the
     block sits in, outermost first, ending with the block's own element, as ``(tag, node_id)``;
+    ``attrs`` holds the class/id/role/itemprop values of the enclosing elements, nearest last,
+    one element per `` | ``-separated part;
     the assembler uses it to rebuild lists, tables and quotes. ``split`` is
     ``(split_id, split_part, split_total)`` when a long element was cut into several blocks.
     """
@@ -39,6 +41,8 @@ class Block:
     split: tuple[int, int, int] | None = None
     source: str = "dom"
     attributes: tuple[tuple[str, str], ...] = ()
+    scope: tuple[int, ...] = ()
+    """Ids of the block-level elements enclosing this block, outermost first (nearest last)."""
 
     @property
     def element_id(self) -> int:

@@ -156,7 +156,9 @@ def check_html_text(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> None:
             f"{len(sniff)}), not HTML"
         )
     if not _TAG_RE.search(text, 0, 1 << 16):
-        raise NotHTML("input has no HTML tags in its first 64 KB; is it plain text or another format?")
+        raise NotHTML(
+            "input has no HTML tags in its first 64 KB; is it plain text or another format?"
+        )
 
 
 @dataclass(slots=True)
@@ -185,7 +187,11 @@ def _meta_content(tree: LexborHTMLParser, selector: str) -> str:
 
 # Metadata fields and where they are read from, first hit wins.
 _META_SOURCES: dict[str, tuple[str, ...]] = {
-    "og_title": ('meta[property="og:title"]', 'meta[name="og:title"]', 'meta[name="twitter:title"]'),
+    "og_title": (
+        'meta[property="og:title"]',
+        'meta[name="og:title"]',
+        'meta[name="twitter:title"]',
+    ),
     "description": ('meta[name="description"]', 'meta[property="og:description"]'),
     "site_name": ('meta[property="og:site_name"]', 'meta[name="application-name"]'),
     "author": ('meta[name="author"]', 'meta[property="article:author"]', 'meta[name="byl"]'),

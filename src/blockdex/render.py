@@ -75,8 +75,8 @@ def selection_json(
             for b in page.blocks
             if b.index in wanted
         ]
-    record["markdown"] = markdown if markdown is not None else html_to_markdown(
-        assemble_html(page, selection)
+    record["markdown"] = (
+        markdown if markdown is not None else html_to_markdown(assemble_html(page, selection))
     )
     warnings = list(page.warnings) + list(selection.warnings)
     if warnings:

@@ -14,8 +14,9 @@ Rules (each has a focused test in ``tests/test_segment.py``):
 5. Inline elements never form a segment, except images with a caption (``alt``/``title``),
    written as ``<img>image: [src], caption: [text]</img>``; captionless images are dropped.
    ``<b> <i> <u> <br> <code>`` are kept (``strong``→``b``, ``em``→``i``), ``<a>`` becomes its
-   anchor text, other inline elements keep only their text. An inline element that wraps
-   block-level elements (``<a><div>…</div></a>``) is treated as a block container.
+   anchor text, other inline elements keep only their text. Block-level elements inside an
+   inline one (``<a><div>…</div></a>``) still form their own segments; the inline element's
+   text around them joins the enclosing block's runs.
 6. A table row whose cells hold only inline content is one segment (``<tr><td>…</td></tr>``);
    rows of layout tables (cells containing blocks) are walked like ``div``\\s.
 7. Segments longer than ``max_block_tokens`` are split by sentences, then by words; each part
@@ -49,28 +50,109 @@ class SegmentConfig:
     """Blocks beyond this are dropped with a warning (bounded work on pathological pages)."""
     max_caption_chars: int = 300
     """Image captions are cut to this length."""
+    min_chars_per_token: float = 2.5
+    """Texts shorter than this many chars per budget token are not counted (speed)."""
 
 
 DEFAULT_SEGMENT = SegmentConfig()
 
 BLOCK_TAGS = frozenset(
-    """address article aside blockquote body center dd details dialog dir div dl dt fieldset
-    figcaption figure footer form frameset h1 h2 h3 h4 h5 h6 header hgroup hr html legend li
-    listing main menu nav ol p plaintext pre section summary table caption tbody thead tfoot tr
-    td th ul xmp search optgroup option""".split()
+    [
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "body",
+        "center",
+        "dd",
+        "details",
+        "dialog",
+        "dir",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "frameset",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hgroup",
+        "hr",
+        "html",
+        "legend",
+        "li",
+        "listing",
+        "main",
+        "menu",
+        "nav",
+        "ol",
+        "p",
+        "plaintext",
+        "pre",
+        "section",
+        "summary",
+        "table",
+        "caption",
+        "tbody",
+        "thead",
+        "tfoot",
+        "tr",
+        "td",
+        "th",
+        "ul",
+        "xmp",
+        "search",
+        "optgroup",
+        "option",
+    ]
 )
 BLOCK_SELECTOR = ",".join(sorted(BLOCK_TAGS))
 _ROW_INNER_BLOCK_SELECTOR = ",".join(sorted(BLOCK_TAGS - {"tr", "td", "th"}))
 HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 # Elements whose nesting the assembler rebuilds (lists, tables, quotes, headings …).
 STRUCTURAL_TAGS = frozenset(
-    """ul ol li dl dt dd blockquote pre p figure figcaption details summary h1 h2 h3 h4 h5 h6
-    caption""".split()
+    [
+        "ul",
+        "ol",
+        "li",
+        "dl",
+        "dt",
+        "dd",
+        "blockquote",
+        "pre",
+        "p",
+        "figure",
+        "figcaption",
+        "details",
+        "summary",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "caption",
+    ]
 )
 # Inline formatting kept in block HTML, mapped to the tag that is written.
 KEPT_INLINE = {
-    "b": "b", "strong": "b", "i": "i", "em": "i", "u": "u", "code": "code", "tt": "code",
-    "kbd": "code", "samp": "code",
+    "b": "b",
+    "strong": "b",
+    "i": "i",
+    "em": "i",
+    "u": "u",
+    "code": "code",
+    "tt": "code",
+    "kbd": "code",
+    "samp": "code",
 }
 CELL_TAGS = frozenset({"td", "th"})
 TABLE_SECTION_TAGS = frozenset({"thead", "tbody", "tfoot"})
@@ -86,34 +168,51 @@ def count_tokens(text: str) -> int:
 
 
 def _own_attr_tokens(node: LexborNode) -> str:
-    attrs = node.attributes
-    if not attrs:
+    """Lower-cased class, id, role and itemprop values of an element (feature tokens)."""
+    a = node.attrs
+    parts = [v for v in (a.get("class"), a.get("id"), a.get("role"), a.get("itemprop")) if v]
+    if not parts:
         return ""
-    parts = []
-    for key in ("class", "id", "role", "itemprop"):
-        v = attrs.get(key)
-        if v:
-            parts.append(v)
-    return " ".join(parts).lower()[:200] if parts else ""
+    joined = " ".join(parts) if len(parts) > 1 else parts[0]
+    return joined[:200].lower()
 
 
 class _Frame:
     """A block-level element being walked: collects its current inline run."""
 
     __slots__ = (
-        "attrs", "chain", "html", "inline_stack", "link_chars", "mode", "n_links", "node_id",
-        "path", "tag", "text",
+        "_attrs",
+        "chain",
+        "html",
+        "inline_stack",
+        "link_chars",
+        "mode",
+        "n_links",
+        "node",
+        "parent",
+        "path",
+        "scope",
+        "tag",
+        "text",
     )
 
     def __init__(
-        self, tag: str, node_id: int, chain: tuple[tuple[str, int], ...], path: tuple[str, ...],
-        attrs: tuple[str, ...], mode: str,
+        self,
+        tag: str,
+        chain: tuple[tuple[str, int], ...],
+        mode: str,
+        path: tuple[str, ...],
+        node: LexborNode,
+        parent: _Frame | None,
+        scope: tuple[int, ...],
     ) -> None:
         self.tag = tag
-        self.node_id = node_id
-        self.chain = chain
         self.path = path
-        self.attrs = attrs
+        self.scope = scope
+        self.node = node
+        self.parent = parent
+        self._attrs: tuple[str, ...] | None = None
+        self.chain = chain
         self.mode = mode  # "flow", "pre" or "row"
         self.html: list[str] = []
         self.text: list[str] = []
@@ -121,8 +220,30 @@ class _Frame:
         self.link_chars = 0
         self.n_links = 0
 
+    def attrs(self, levels: int) -> tuple[str, ...]:
+        """Class/id tokens of this frame and its nearest ancestors, computed once per frame.
+
+        Lazy because reading attributes is the walk's most expensive step and most wrapper
+        elements never hold a block. Iterative: deep nesting cannot recurse.
+        """
+        if self._attrs is None:
+            todo: list[_Frame] = []
+            f: _Frame | None = self
+            while f is not None and f._attrs is None:
+                todo.append(f)
+                f = f.parent
+            base: tuple[str, ...] = f._attrs if f is not None and f._attrs is not None else ()
+            for g in reversed(todo):
+                base = (*base[1 - levels :], _own_attr_tokens(g.node))
+                g._attrs = base
+        return self._attrs  # type: ignore[return-value]
+
+    def ancestry(self, levels: int) -> tuple[str, str]:
+        """Tag path and class/id tokens of this frame and its nearest ancestors."""
+        return ">".join(self.path), " | ".join(a for a in self.attrs(levels) if a)
+
     def reset_run(self) -> None:
-        self.html = [f"<{t}>" for t in self.inline_stack]
+        self.html = [f"<{t}>" for t in self.inline_stack] if self.inline_stack else []
         self.text = []
         self.link_chars = 0
         self.n_links = 0
@@ -141,18 +262,23 @@ class _RawBlock:
     n_links: int
     attributes: tuple[tuple[str, str], ...] = ()
     source: str = "dom"
-
-
-def _has_block_descendant(node: LexborNode) -> bool:
-    child = node.child
-    if child is None or (child.next is None and child.tag == "-text"):
-        return False
-    return node.css_first(BLOCK_SELECTOR) is not None
+    scope: tuple[int, ...] = ()
 
 
 def _is_atomic_row(node: LexborNode) -> bool:
     """A table row whose cells hold only inline content."""
     return node.css_first(_ROW_INNER_BLOCK_SELECTOR) is None
+
+
+def _escape(s: str) -> str:
+    if "<" in s or ">" in s or "&" in s:
+        return html_lib.escape(s, quote=False)
+    return s
+
+
+# Exit actions recorded per entered element.
+_EXIT_NONE, _EXIT_FRAME, _EXIT_CELL, _EXIT_TABLE, _EXIT_KEPT, _EXIT_LINK = range(6)
+_PRE_TAGS = frozenset({"pre", "xmp", "listing", "plaintext"})
 
 
 class _Walker:
@@ -167,49 +293,44 @@ class _Walker:
         self.link_depth = 0
         self.depth = 0
         self.table_ids: list[int] = []
-        # Per entered element: what to undo on exit.
         self.exits: list[tuple[int, str]] = []
 
     # -- emitting ------------------------------------------------------------------------------
     def _flush(self, frame: _Frame) -> None:
+        if not frame.text:
+            if frame.html:
+                frame.reset_run()
+            return
         text_raw = "".join(frame.text)
         if frame.mode == "pre":
             text = text_raw.strip("\n")
             has_text = bool(text.strip())
         else:
-            text = _WS_RE.sub(" ", text_raw).strip()
+            text = " ".join(text_raw.split())
             has_text = bool(text)
         if has_text:
             for t in reversed(frame.inline_stack):
                 frame.html.append(f"</{t}>")
             html = "".join(frame.html)
             if frame.mode != "pre":
-                html = _WS_RE.sub(" ", html).strip()
-            tag = frame.tag
+                html = " ".join(html.split())
+            path, attrs = frame.ancestry(self.cfg.max_attr_levels)
             self.out.append(
                 _RawBlock(
-                    tag=tag,
+                    tag=frame.tag,
                     html=html,
                     text=text,
                     chain=frame.chain,
-                    path=">".join(frame.path[-self.cfg.max_path_levels :]),
-                    attrs=" ".join(a for a in frame.attrs[-self.cfg.max_attr_levels :] if a),
+                    path=path,
+                    attrs=attrs,
                     depth=self.depth,
                     link_chars=frame.link_chars,
                     n_links=frame.n_links,
                     source=self.source,
+                    scope=frame.scope,
                 )
             )
         frame.reset_run()
-
-    def _add_text(self, s: str) -> None:
-        if not self.frames:
-            return
-        frame = self.frames[-1]
-        frame.text.append(s)
-        frame.html.append(html_lib.escape(s, quote=False))
-        if self.link_depth:
-            frame.link_chars += len(s.strip())
 
     def _image(self, node: LexborNode) -> None:
         attrs = node.attributes
@@ -221,19 +342,21 @@ class _Walker:
         parent = self.frames[-1]
         self._flush(parent)
         node_id = node.mem_id - self.id_offset
+        path, ancestor_attrs = parent.ancestry(self.cfg.max_attr_levels)
         self.out.append(
             _RawBlock(
                 tag="img",
                 html=html_lib.escape(f"image: {src}, caption: {caption}", quote=False),
                 text=caption,
                 chain=(*parent.chain, ("img", node_id)),
-                path=">".join((*parent.path, "img")[-self.cfg.max_path_levels :]),
-                attrs=" ".join(a for a in parent.attrs[-self.cfg.max_attr_levels :] if a),
+                path=f"{path}>img",
+                attrs=ancestor_attrs,
                 depth=self.depth + 1,
                 link_chars=len(caption) if self.link_depth else 0,
                 n_links=1 if self.link_depth else 0,
                 attributes=(("src", src), ("alt", caption)),
                 source=self.source,
+                scope=(*parent.scope[1 - self.cfg.max_path_levels :], node_id),
             )
         )
 
@@ -242,48 +365,62 @@ class _Walker:
         node_id = node.mem_id - self.id_offset
         if parent is not None:
             self._flush(parent)
-            chain, path, attrs = parent.chain, parent.path, parent.attrs
+            chain = parent.chain
+            path = (*parent.path[1 - self.cfg.max_path_levels :], tag)
+            scope = (*parent.scope[1 - self.cfg.max_path_levels :], node_id)
             # The parent's own element stays in the chain only if it is structural.
             if chain and chain[-1][0] not in STRUCTURAL_TAGS:
                 chain = chain[:-1]
+            if parent.mode == "pre":
+                mode = "pre"
         else:
-            chain, path, attrs = (), (), ()
+            chain = ()
+            path = (tag,)
+            scope = (node_id,)
         if (mode == "row" or tag == "caption") and self.table_ids:
             chain = (*chain, ("table", self.table_ids[-1]))
-        frame = _Frame(
-            tag=tag,
-            node_id=node_id,
-            chain=(*chain, (tag, node_id)),
-            path=(*path, tag),
-            attrs=(*attrs, _own_attr_tokens(node)),
-            mode=mode if not (parent and parent.mode == "pre") else "pre",
-        )
-        self.frames.append(frame)
+        self.frames.append(_Frame(tag, (*chain, (tag, node_id)), mode, path, node, parent, scope))
 
     # -- walking -------------------------------------------------------------------------------
     def enter(self, node: LexborNode) -> bool:
         """Handle entering ``node``; return True when its children should be walked."""
         tag = node.tag
+        frames = self.frames
         if tag == "-text":
             s = node.text_content
-            if s:
-                self._add_text(s)
+            if s and frames:
+                frame = frames[-1]
+                frame.text.append(s)
+                frame.html.append(_escape(s))
+                if self.link_depth:
+                    frame.link_chars += len(s.strip())
             return False
         if tag is None or tag[0] in "-_!#":
             return False  # comments, doctype, processing instructions
-        frame = self.frames[-1] if self.frames else None
-        if frame is not None and frame.mode == "row":
-            if tag in CELL_TAGS:
-                frame.html.append(f"<{tag}>")
-                if frame.text:
-                    frame.text.append(" | ")
-                self.exits.append((2, tag))
+        frame = frames[-1] if frames else None
+        if frame is not None and frame.mode == "row" and tag in CELL_TAGS:
+            frame.html.append(f"<{tag}>")
+            if frame.text:
+                frame.text.append(" | ")
+            self.exits.append((_EXIT_CELL, tag))
+            return True
+        if tag in BLOCK_TAGS:
+            if tag == "table":
+                self.table_ids.append(node.mem_id - self.id_offset)
+                self._push_frame(node, tag, "flow")
+                self.exits.append((_EXIT_TABLE, tag))
                 return True
-            if tag in KEPT_INLINE or tag == "a" or tag == "br" or tag == "img":
-                pass  # handled below like any inline
-            elif tag in BLOCK_TAGS:
-                self.exits.append((0, tag))
-                return True
+            if tag == "tr":
+                if frame is not None and frame.mode == "row":
+                    self.exits.append((_EXIT_NONE, tag))
+                    return True
+                if _is_atomic_row(node):
+                    self._push_frame(node, "tr", "row")
+                    self.exits.append((_EXIT_FRAME, tag))
+                    return True
+            self._push_frame(node, tag, "pre" if tag in _PRE_TAGS else "flow")
+            self.exits.append((_EXIT_FRAME, tag))
+            return True
         if tag == "br":
             if frame is not None:
                 frame.text.append("\n")
@@ -292,80 +429,65 @@ class _Walker:
         if tag == "img":
             self._image(node)
             return False
-        if tag == "table":
-            self.table_ids.append(node.mem_id - self.id_offset)
-            self._push_frame(node, tag, "flow")
-            self.exits.append((3, tag))
-            return True
-        if tag == "tr" and (frame is None or frame.mode != "row") and _is_atomic_row(node):
-            self._push_frame(node, "tr", "row")
-            self.exits.append((1, tag))
-            return True
-        if tag in BLOCK_TAGS or (tag not in KEPT_INLINE and _has_block_descendant(node)):
-            if tag == "a":
-                self.link_depth += 1
-            self._push_frame(node, tag, "pre" if tag in ("pre", "xmp", "listing", "plaintext") else "flow")
-            self.exits.append((1 if tag != "a" else 4, tag))
-            return True
         if frame is None:
-            self.exits.append((0, tag))
+            self.exits.append((_EXIT_NONE, tag))
             return True
         kept = KEPT_INLINE.get(tag)
         if kept is not None:
             frame.html.append(f"<{kept}>")
             frame.inline_stack.append(kept)
-            self.exits.append((5, kept))
+            self.exits.append((_EXIT_KEPT, kept))
             return True
         if tag == "a":
             self.link_depth += 1
             frame.n_links += 1
-            self.exits.append((6, tag))
+            self.exits.append((_EXIT_LINK, tag))
             return True
-        self.exits.append((0, tag))
+        self.exits.append((_EXIT_NONE, tag))
         return True
 
     def exit(self) -> None:
         kind, tag = self.exits.pop()
-        if kind == 0:
+        if kind == _EXIT_NONE:
             return
-        if kind in (1, 3, 4):
+        if kind in (_EXIT_FRAME, _EXIT_TABLE):
             frame = self.frames.pop()
             self._flush(frame)
-            if kind == 3:
+            if kind == _EXIT_TABLE:
                 self.table_ids.pop()
-            elif kind == 4:
-                self.link_depth -= 1
+            return
+        if kind == _EXIT_LINK:
+            self.link_depth -= 1
             return
         frame = self.frames[-1] if self.frames else None
         if frame is None:
             return
-        if kind == 2:
+        if kind == _EXIT_CELL:
             frame.html.append(f"</{tag}>")
-        elif kind == 5:
-            if frame.inline_stack and frame.inline_stack[-1] == tag:
-                frame.inline_stack.pop()
-                frame.html.append(f"</{tag}>")
-        elif kind == 6:
-            self.link_depth -= 1
+        elif kind == _EXIT_KEPT and frame.inline_stack and frame.inline_stack[-1] == tag:
+            frame.inline_stack.pop()
+            frame.html.append(f"</{tag}>")
 
     def walk(self, root: LexborNode, include_root: bool) -> None:
         """Depth-first walk with explicit parent/sibling moves (no recursion)."""
         if include_root:
             self._push_frame(root, root.tag or "body", "flow")
         stop_id = root.mem_id
+        max_blocks = self.cfg.max_blocks
         node = root.child
+        enter = self.enter
+        exit_ = self.exit
         while node is not None:
-            if len(self.out) > self.cfg.max_blocks:
+            if len(self.out) > max_blocks:
                 break
-            descend = self.enter(node)
-            if descend:
+            if enter(node):
                 self.depth += 1
                 child = node.child
                 if child is not None:
                     node = child
                     continue
                 self.depth -= 1
-                self.exit()
+                exit_()
             while node is not None:
                 nxt = node.next
                 if nxt is not None:
@@ -376,10 +498,10 @@ class _Walker:
                     node = None
                     break
                 self.depth -= 1
-                self.exit()
+                exit_()
                 node = parent
         while self.exits:
-            self.exit()
+            exit_()
         while self.frames:
             self._flush(self.frames.pop())
 
@@ -423,7 +545,13 @@ def _number_blocks(raw: list[_RawBlock], cfg: SegmentConfig) -> tuple[list[Block
     blocks: list[Block] = []
     split_id = 0
     for rb in raw:
-        if len(rb.text) > cfg.max_block_tokens and rb.tag != "img" and count_tokens(rb.text) > cfg.max_block_tokens:
+        # Cheap pre-check: text shorter than ~2.5 chars per token cannot exceed the budget
+        # except for punctuation-dense strings, which the soft limit tolerates.
+        if (
+            len(rb.text) > cfg.min_chars_per_token * cfg.max_block_tokens
+            and rb.tag != "img"
+            and count_tokens(rb.text) > cfg.max_block_tokens
+        ):
             if rb.tag == "pre":
                 lines = rb.text.split("\n")
                 parts: list[str] = []
@@ -445,21 +573,39 @@ def _number_blocks(raw: list[_RawBlock], cfg: SegmentConfig) -> tuple[list[Block
                 for k, part in enumerate(parts, 1):
                     blocks.append(
                         Block(
-                            index=len(blocks), tag=rb.tag,
-                            html=html_lib.escape(part, quote=False), text=part,
-                            chain=rb.chain, path=rb.path, attrs=rb.attrs, depth=rb.depth,
+                            index=len(blocks),
+                            tag=rb.tag,
+                            html=html_lib.escape(part, quote=False),
+                            text=part,
+                            chain=rb.chain,
+                            path=rb.path,
+                            attrs=rb.attrs,
+                            depth=rb.depth,
                             link_chars=round(rb.link_chars * len(part) / max(len(rb.text), 1)),
                             n_links=rb.n_links if k == 1 else 0,
-                            split=(split_id, k, total), source=rb.source, attributes=rb.attributes,
+                            split=(split_id, k, total),
+                            source=rb.source,
+                            attributes=rb.attributes,
+                            scope=rb.scope,
                         )
                     )
                 split_id += 1
                 continue
         blocks.append(
             Block(
-                index=len(blocks), tag=rb.tag, html=rb.html, text=rb.text, chain=rb.chain,
-                path=rb.path, attrs=rb.attrs, depth=rb.depth, link_chars=rb.link_chars,
-                n_links=rb.n_links, source=rb.source, attributes=rb.attributes,
+                index=len(blocks),
+                tag=rb.tag,
+                html=rb.html,
+                text=rb.text,
+                chain=rb.chain,
+                path=rb.path,
+                attrs=rb.attrs,
+                depth=rb.depth,
+                link_chars=rb.link_chars,
+                n_links=rb.n_links,
+                source=rb.source,
+                attributes=rb.attributes,
+                scope=rb.scope,
             )
         )
     return blocks, split_id
@@ -478,7 +624,9 @@ def segment_document(doc: Document, cfg: SegmentConfig = DEFAULT_SEGMENT) -> Pag
             walker.walk(root, include_root=True)
     raw = walker.out
     for k, fragment in enumerate(doc.rescued):
-        frag_tree = LexborHTMLParser(fragment if "<" in fragment else f"<p>{html_lib.escape(fragment)}</p>")
+        frag_tree = LexborHTMLParser(
+            fragment if "<" in fragment else f"<p>{html_lib.escape(fragment)}</p>"
+        )
         fbody = frag_tree.body
         if fbody is None:
             continue

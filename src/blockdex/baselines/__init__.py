@@ -29,8 +29,9 @@ class BaselineResult:
 class Baseline(Protocol):
     name: str
 
-    def run(self, html: str | bytes, *, url: str | None = None, query: str | None = None) -> BaselineResult:
-        ...
+    def run(
+        self, html: str | bytes, *, url: str | None = None, query: str | None = None
+    ) -> BaselineResult: ...
 
 
 # name → "module:Class" (constructed with keyword options).

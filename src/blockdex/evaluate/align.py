@@ -55,9 +55,7 @@ def block_labels(page: Page, ground_truth: str, cfg: AlignConfig = DEFAULT_ALIGN
         if scores[pos] <= 0:
             continue
         neighbours = [
-            scores[j]
-            for j in (pos - 1, pos + 1)
-            if 0 <= j < len(scores) and j not in short
+            scores[j] for j in (pos - 1, pos + 1) if 0 <= j < len(scores) and j not in short
         ]
         if not any(s >= cfg.min_ngram_share for s in neighbours):
             scores[pos] = 0.0

@@ -33,7 +33,8 @@ def prf_from_counts(overlap: int, n_pred: int, n_ref: int) -> PRF:
         v = 1.0 if n_pred == 0 else 0.0
         return PRF(v, v, v)
     if n_pred == 0 or overlap == 0:
-        return PRF(0.0 if n_pred else 0.0, 0.0, 0.0)
+        # An empty prediction against a non-empty reference scores 0 on all three (not P=1).
+        return PRF(0.0, 0.0, 0.0)
     p = overlap / n_pred
     r = overlap / n_ref
     return PRF(p, r, 2 * p * r / (p + r))

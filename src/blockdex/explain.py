@@ -1,0 +1,335 @@
+"""Why was a block kept? A page's blocks side by side with the decision and the result.
+
+:func:`explain_page` runs one method on a page and returns an :class:`Explanation`: every block
+with whether it was kept and its score, plus the extracted HTML. A *predictor* chooses blocks
+itself; a *classic baseline* (``blockdex.baselines``) returns its own HTML, so its choice is shown
+by aligning its output text to blockdex's blocks (the same 3-gram alignment the evaluation uses
+for ground truth) and the per-block score is the share of the block found in that output.
+
+:func:`render_report` draws the block-explorer view — blocks in order, kept ones green, dropped
+ones red, each with index, tag and score, the method, and the Markdown result beside them — as a
+standalone HTML file (``blockdex explain``) or as a fragment the server's explorer page embeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html as html_lib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from string import Template
+from typing import TYPE_CHECKING, Any
+
+from blockdex.errors import UnknownPredictor, UnsupportedFormat
+
+if TYPE_CHECKING:
+    from blockdex.extract import Extractor
+    from blockdex.page import Page, Selection
+
+ExtractorFactory = Callable[[str | None], "Extractor"]
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """One method's decision on one page, ready to render or serialise."""
+
+    page: Page
+    selection: Selection
+    method: str
+    kind: str
+    """``predictor`` (blocks chosen directly) or ``baseline`` (blocks aligned to its output)."""
+    html: str
+    """The extracted page as an HTML document."""
+    query: str | None = None
+    text: str | None = None
+    """The method's own plain text (baselines); predictors render it from the blocks."""
+    timings: dict[str, float] = field(default_factory=dict)
+    """Seconds per step."""
+
+    @property
+    def markdown(self) -> str:
+        from blockdex.render import html_to_markdown
+
+        return html_to_markdown(self.html)
+
+    def render(self, fmt: str = "markdown") -> str | dict[str, Any]:
+        """The result in one of :data:`blockdex.render.FORMATS` (``json`` gives a dict)."""
+        from blockdex.render import FORMATS, selection_json, selection_text
+
+        if fmt == "markdown":
+            return self.markdown
+        if fmt == "html":
+            return self.html
+        if fmt == "text":
+            return self.text if self.text is not None else selection_text(self.page, self.selection)
+        if fmt == "json":
+            return selection_json(
+                self.page,
+                self.selection,
+                markdown=self.markdown,
+                extra={"method": self.method, "query": self.query},
+            )
+        raise UnsupportedFormat(
+            f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}"
+        )
+
+    def block_rows(self) -> list[dict[str, Any]]:
+        """Every block with its decision: ``index, tag, text, kept`` and ``score`` when known."""
+        kept = set(self.selection.indices)
+        scores = self.selection.scores or {}
+        rows = []
+        for b in self.page.blocks:
+            row: dict[str, Any] = {
+                "index": b.index,
+                "tag": b.tag,
+                "text": b.text,
+                "kept": b.index in kept,
+            }
+            if b.index in scores:
+                row["score"] = round(float(scores[b.index]), 4)
+            if b.split is not None:
+                row["split"] = {"id": b.split[0], "part": b.split[1], "total": b.split[2]}
+            rows.append(row)
+        return rows
+
+
+def known_methods() -> tuple[list[str], list[str]]:
+    """``(predictor names, baseline names)`` that :func:`explain_page` accepts."""
+    from blockdex.baselines import available_baselines
+    from blockdex.predict import available_predictors
+
+    return available_predictors(), available_baselines()
+
+
+def check_method(method: str | None) -> None:
+    """Raise :class:`UnknownPredictor` for a name that is neither a predictor nor a baseline."""
+    if method is None:
+        return
+    predictors, baselines = known_methods()
+    if method not in predictors and method not in baselines:
+        raise UnknownPredictor(
+            f"unknown method {method!r}; predictors: {', '.join(predictors) or 'none'}; "
+            f"classic methods: {', '.join(baselines) or 'none'} ('blockdex methods' lists them)"
+        )
+
+
+def _default_extractor(name: str | None) -> Extractor:
+    from blockdex.extract import Extractor
+
+    return Extractor(name)
+
+
+def explain_page(
+    data: str | bytes,
+    *,
+    method: str | None = None,
+    query: str | None = None,
+    url: str | None = None,
+    content_type: str | None = None,
+    extractor_for: ExtractorFactory = _default_extractor,
+) -> Explanation:
+    """Run ``method`` (a predictor or classic baseline name; None = the default) on a page.
+
+    ``extractor_for(name)`` supplies the :class:`~blockdex.extract.Extractor` for a predictor
+    name (servers pass a per-thread cache so models load once).
+    """
+    from blockdex.baselines import BASELINES
+
+    check_method(method)
+    query = query.strip() if query and query.strip() else None
+    if method is not None and method in BASELINES:
+        return _explain_baseline(data, method, query, url, content_type, extractor_for(None))
+    result = extractor_for(method).run(data, url=url, query=query, content_type=content_type)
+    t0 = time.perf_counter()
+    html = result.html
+    timings = {**result.timings, "assemble": time.perf_counter() - t0}
+    return Explanation(
+        page=result.page,
+        selection=result.selection,
+        method=result.predictor,
+        kind="predictor",
+        html=html,
+        query=result.query,
+        timings=timings,
+    )
+
+
+def _explain_baseline(
+    data: str | bytes,
+    method: str,
+    query: str | None,
+    url: str | None,
+    content_type: str | None,
+    segmenter: Extractor,
+) -> Explanation:
+    from blockdex.baselines import get_baseline
+    from blockdex.evaluate.align import DEFAULT_ALIGN, block_labels
+    from blockdex.page import Selection
+    from blockdex.parse import decode_html
+
+    t0 = time.perf_counter()
+    page = segmenter.segment(data, url=url, content_type=content_type)
+    text_in = (
+        data
+        if isinstance(data, str)
+        else decode_html(data, content_type, segmenter.config.parse)[0]
+    )
+    t1 = time.perf_counter()
+    result = get_baseline(method).run(text_in, url=url, query=query)
+    t2 = time.perf_counter()
+    labels = block_labels(page, result.text)
+    scores = {b.index: s for b, s in zip(page.blocks, labels, strict=True)}
+    selection = Selection.from_indices(
+        (i for i, s in scores.items() if s >= DEFAULT_ALIGN.min_ngram_share), scores=scores
+    )
+    t3 = time.perf_counter()
+    return Explanation(
+        page=page,
+        selection=selection,
+        method=method,
+        kind="baseline",
+        html=result.html,
+        query=query,
+        text=result.text,
+        timings={"segment": t1 - t0, "baseline": t2 - t1, "align": t3 - t2},
+    )
+
+
+# -- the report --------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=8)
+def template(name: str) -> str:
+    """A file from the package's ``templates`` folder (CSS, page skeletons)."""
+    return resources.files("blockdex").joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def _esc(value: object) -> str:
+    return html_lib.escape(str(value), quote=True)
+
+
+def _score_text(row: dict[str, Any]) -> str:
+    return f"{row['score']:.3f}" if "score" in row else "–"
+
+
+def render_blocks(explanation: Explanation) -> str:
+    """The ordered list of blocks, each marked ``kept`` or ``dropped``."""
+    items = []
+    for row in explanation.block_rows():
+        state = "kept" if row["kept"] else "dropped"
+        split = ""
+        if "split" in row:
+            split = (
+                f'<span class="split">part {row["split"]["part"]}/{row["split"]["total"]}</span>'
+            )
+        items.append(
+            f'<li class="block {state}" data-index="{row["index"]}" data-kept="{str(row["kept"]).lower()}">'
+            f'<div class="meta"><span class="index">[{row["index"]}]</span>'
+            f'<span class="tag">&lt;{_esc(row["tag"])}&gt;</span>{split}'
+            f'<span class="score" title="score">{_score_text(row)}</span>'
+            f'<span class="state">{state}</span></div>'
+            f'<div class="text">{_esc(row["text"])}</div></li>'
+        )
+    return '<ol class="blocks">' + "".join(items) + "</ol>"
+
+
+def render_fragment(explanation: Explanation, *, source: str | None = None) -> str:
+    """The explorer view (summary, blocks, Markdown) as an HTML fragment."""
+    n = len(explanation.page.blocks)
+    kept = len(explanation.selection)
+    how = (
+        "blocks chosen by the predictor"
+        if explanation.kind == "predictor"
+        else "classic method; blocks aligned to its output (score = share of the block in it)"
+    )
+    timings = " · ".join(f"{k} {v * 1000:.1f} ms" for k, v in explanation.timings.items())
+    summary = [
+        f'<dt>method</dt><dd class="method">{_esc(explanation.method)} <small>({_esc(how)})</small></dd>',
+        f"<dt>query</dt><dd>{_esc(explanation.query) if explanation.query else '<em>none: main content</em>'}</dd>",
+        f'<dt>kept</dt><dd class="counts">{kept} of {n} blocks · selection {_esc(explanation.selection.format())}</dd>',
+        f"<dt>timings</dt><dd>{_esc(timings)}</dd>",
+    ]
+    if explanation.page.title:
+        summary.insert(0, f"<dt>title</dt><dd>{_esc(explanation.page.title)}</dd>")
+    if source:
+        summary.insert(0, f"<dt>source</dt><dd>{_esc(source)}</dd>")
+    warnings = list(explanation.page.warnings) + list(explanation.selection.warnings)
+    if warnings:
+        summary.append("<dt>warnings</dt><dd>" + "<br>".join(_esc(w) for w in warnings) + "</dd>")
+    return (
+        '<section class="report">'
+        f'<dl class="summary">{"".join(summary)}</dl>'
+        '<p class="legend"><span class="swatch kept"></span> kept '
+        '<span class="swatch dropped"></span> dropped</p>'
+        '<div class="columns">'
+        f'<div class="col"><h2>Blocks</h2>{render_blocks(explanation)}</div>'
+        f'<div class="col"><h2>Markdown result</h2><pre class="markdown">{_esc(explanation.markdown)}</pre></div>'
+        "</div></section>"
+    )
+
+
+def render_report(explanation: Explanation, *, source: str | None = None) -> str:
+    """A standalone HTML file of the explorer view (styles inline, no scripts, no network)."""
+    title = f"blockdex explain: {explanation.page.title or source or 'page'}"
+    return Template(template("report.html")).substitute(
+        title=_esc(title),
+        css=template("explorer.css"),
+        heading=_esc(title),
+        body=render_fragment(explanation, source=source),
+    )
+
+
+# -- CLI ---------------------------------------------------------------------------------------
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from blockdex.cli import read_input
+
+    data, url, ctype = read_input(args.source)
+    explanation = explain_page(
+        data, method=args.predictor, query=args.query, url=args.url or url, content_type=ctype
+    )
+    report = render_report(explanation, source=args.source)
+    if args.out:
+        Path(args.out).write_text(report, encoding="utf-8")
+    else:
+        import sys
+
+        sys.stdout.write(report)
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``blockdex explain`` to the CLI."""
+    p = subparsers.add_parser(
+        "explain",
+        help="write an HTML report showing which blocks were kept or dropped, and why",
+        description=(
+            "Run a method on a page and write the block-explorer view as a standalone HTML file: "
+            "the page's blocks in order, kept ones green and dropped ones red, each with index, "
+            "tag and score, next to the Markdown result."
+        ),
+    )
+    p.add_argument(
+        "source", metavar="FILE|URL|-", help="an HTML file, an http(s) URL, or - for standard input"
+    )
+    p.add_argument("-q", "--query", help="explain query-relevant extraction for this question")
+    p.add_argument(
+        "-p",
+        "--predictor",
+        "--method",
+        dest="predictor",
+        default=None,
+        metavar="NAME",
+        help="predictor or classic method to explain ('blockdex methods' lists them)",
+    )
+    p.add_argument("--url", help="the page's URL, when reading a file")
+    p.add_argument(
+        "-o", "--out", metavar="FILE", help="write the report here (default: standard output)"
+    )
+    p.set_defaults(func=cmd_explain)

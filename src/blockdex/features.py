@@ -1,0 +1,417 @@
+"""Per-block features for the main-content predictors, computed once per page.
+
+Each row describes one block by what the classic extractors looked at — text length, link
+density (Crunch's links ÷ non-linked words at 5 characters per word), punctuation and the VSSE
+``vvtc`` value, a DANAg-style text-vs-markup ratio, tag, depth, tag path, class/id tokens,
+position, stop-word ratio, similarity to the title — plus context: the same measures smoothed
+over neighbouring blocks and the share of the page's prose that sits in the block's containers.
+Cheap per-block work happens in one Python loop (cached per distinct tag path and class string);
+context features are vectorised with numpy.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+
+from blockdex.page import Page
+
+# -- tables the rules read (one place each) ----------------------------------------------------
+
+CHARS_PER_WORD = 5
+"""Crunch's conversion of non-linked characters into words for the link/text ratio."""
+
+TAG_GROUPS: dict[str, str] = {
+    "p": "p",
+    "h1": "h1",
+    "h2": "h23",
+    "h3": "h23",
+    "h4": "h456",
+    "h5": "h456",
+    "h6": "h456",
+    "li": "li",
+    "tr": "tr",
+    "td": "td",
+    "th": "td",
+    "div": "div",
+    "section": "div",
+    "article": "div",
+    "main": "div",
+    "center": "div",
+    "body": "div",
+    "span": "inline",
+    "a": "inline",
+    "font": "inline",
+    "img": "img",
+    "pre": "pre",
+    "blockquote": "quote",
+    "figcaption": "caption",
+    "caption": "caption",
+    "dt": "dl",
+    "dd": "dl",
+    "nav": "noise",
+    "header": "noise",
+    "footer": "noise",
+    "aside": "noise",
+    "form": "noise",
+    "button": "noise",
+    "label": "noise",
+    "menu": "noise",
+    "address": "caption",
+    "summary": "h456",
+}
+TAG_GROUP_NAMES = (
+    "p",
+    "h1",
+    "h23",
+    "h456",
+    "li",
+    "tr",
+    "td",
+    "div",
+    "inline",
+    "img",
+    "pre",
+    "quote",
+    "caption",
+    "dl",
+    "noise",
+    "other",
+)
+PATH_TAGS = (
+    "article",
+    "main",
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "form",
+    "li",
+    "table",
+    "figure",
+    "blockquote",
+    "a",
+    "section",
+    "ul",
+)
+# Class/id token families (Readability's and boilerpipe's vocabulary, grouped by meaning).
+# Each regex is matched against single tokens (class/id values split at spaces, '-' and '_').
+ATTR_FAMILIES: tuple[tuple[str, str], ...] = (
+    ("content", r"article|content|post|entry|story|body|text|main|blog|prose|richtext|markdown"),
+    ("nav", r"nav|menu|topbar|masthead|skip|pagination|pager|tabs?"),
+    ("footer", r"footer|copyright|legal|imprint|bottom"),
+    ("sidebar", r"sidebar|widget|aside|rail|secondary"),
+    ("comment", r"comment|disqus|respond|reply|discussion|replies"),
+    ("share", r"share|social|sharing|facebook|twitter|whatsapp|print|email"),
+    ("related", r"related|recommend|more|also|popular|trending|teaser|promo|outbrain|taboola|next"),
+    ("ad", r"ads?|advert.*|sponsor.*|banner|dfp|gpt|adslot|adunit|commercial"),
+    ("overlay", r"cookie|consent|gdpr|newsletter|subscribe|signup|popup|modal|overlay|paywall"),
+    ("meta", r"byline|author|date|time|meta|tags?|category|dateline|published"),
+    ("crumb", r"breadcrumbs?|crumbs?"),
+    ("caption", r"caption|credit|figure|photo|image|media|gallery"),
+    ("title", r"title|headline|heading|h1"),
+    ("hidden", r"hidden|sr|visually|screen|reader|invisible"),
+)
+# Families whose words are specific enough to match inside longer tokens ("articlebody").
+_SUBSTRING_FAMILIES = frozenset(
+    {"content", "comment", "share", "related", "overlay", "sidebar", "footer", "nav", "caption"}
+)
+_FAMILY_RES = tuple(
+    (k, re.compile(rx) if name in _SUBSTRING_FAMILIES else re.compile(f"(?:{rx})$"))
+    for k, (name, rx) in enumerate(ATTR_FAMILIES)
+)
+_TOKEN_SPLIT_RE = re.compile(r"[\s_\-]+")
+
+
+@lru_cache(maxsize=65536)
+def _token_families(token: str) -> tuple[int, ...]:
+    return tuple(
+        k
+        for k, rx in _FAMILY_RES
+        if rx.match(token) or (rx.pattern[-1] != "$" and rx.search(token))
+    )
+
+
+_PUNCT_RE = re.compile(r"[.,;:!?。，；：！？]")
+_WORD_RE = re.compile(r"\w+", re.U)
+_DIGIT_RE = re.compile(r"\d")
+_SENT_END = (".", "!", "?", ":", '"', "”", "»", "。", "！", "？", ")")
+GOOD_MIN_WORDS = 8
+"""A block with this many words and little link text counts as prose for container shares."""
+GOOD_MAX_LINK_DENSITY = 0.3
+CONTEXT_WINDOW = 3
+"""Neighbours on each side used for smoothed features."""
+SCOPE_LEVELS = (1, 2, 3, 5)
+MAIN_CONTAINER_SHARE = 0.6
+"""The main container is the deepest element holding this share of the page's prose."""
+"""Ancestor levels whose share of the page's prose is a feature."""
+
+
+@lru_cache(maxsize=1)
+def stopwords() -> frozenset[str]:
+    text = resources.files("blockdex.data").joinpath("stopwords.txt").read_text(encoding="utf-8")
+    return frozenset(
+        w for line in text.splitlines() if not line.startswith("#") for w in line.split()
+    )
+
+
+@lru_cache(maxsize=65536)
+def _level_mask(level: str) -> int:
+    """Bit mask of the families found in one element's class/id tokens."""
+    mask = 0
+    for tok in _TOKEN_SPLIT_RE.split(level):
+        if len(tok) >= 2:
+            for j in _token_families(tok):
+                mask |= 1 << j
+    return mask
+
+
+@lru_cache(maxsize=4096)
+def _mask_vector(far: int, near: int) -> tuple[float, ...]:
+    k = len(ATTR_FAMILIES)
+    return tuple(float(far >> j & 1) for j in range(k)) + tuple(
+        float(near >> j & 1) for j in range(k)
+    )
+
+
+def _attr_vector(attrs: str) -> tuple[float, ...]:
+    """Which class/id families occur in the ancestors' tokens, and in the nearest two elements."""
+    if not attrs:
+        return _mask_vector(0, 0)
+    masks = [_level_mask(level) for level in attrs.split(" | ")]
+    far = 0
+    for m in masks:
+        far |= m
+    near = masks[-1] | (masks[-2] if len(masks) > 1 else 0)
+    return _mask_vector(far, near)
+
+
+@lru_cache(maxsize=4096)
+def _path_vector(path: str) -> tuple[float, ...]:
+    tags = path.split(">")
+    present = set(tags[:-1])
+    return tuple(1.0 if t in present else 0.0 for t in PATH_TAGS)
+
+
+def _tag_index(tag: str) -> int:
+    return TAG_GROUP_NAMES.index(TAG_GROUPS.get(tag, "other"))
+
+
+_TAG_INDEX = {name: i for i, name in enumerate(TAG_GROUP_NAMES)}
+
+LOCAL_NAMES = (
+    "log_chars",
+    "log_words",
+    "link_density",
+    "crunch_link_ratio",
+    "punct_per_word",
+    "ends_sentence",
+    "starts_upper",
+    "digit_ratio",
+    "stopword_ratio",
+    "title_overlap",
+    "title_cover",
+    "is_split",
+    "from_script",
+    "depth",
+    "position",
+    "char_position",
+    "vvtc",
+    "n_links",
+)
+FEATURE_NAMES: tuple[str, ...] = (
+    *LOCAL_NAMES,
+    *(f"tag_{g}" for g in TAG_GROUP_NAMES),
+    *(f"path_{t}" for t in PATH_TAGS),
+    *(f"attr_{n}" for n, _ in ATTR_FAMILIES),
+    *(f"near_attr_{n}" for n, _ in ATTR_FAMILIES),
+    "page_log_blocks",
+    "page_log_words",
+    "page_markup_ratio",
+    "path_group_share",
+    "path_group_count",
+    *(f"scope{k}_good_share" for k in SCOPE_LEVELS),
+    "in_main_container",
+    *(f"prev{k}_log_words" for k in (1, 2)),
+    *(f"next{k}_log_words" for k in (1, 2)),
+    *(f"prev{k}_link_density" for k in (1, 2)),
+    *(f"next{k}_link_density" for k in (1, 2)),
+    "prev_is_heading",
+    "next_is_heading",
+    "win_log_words",
+    "win_link_density",
+    "win_good",
+    "dist_good",
+)
+
+
+def block_features(page: Page) -> np.ndarray:
+    """A ``(n_blocks, len(FEATURE_NAMES))`` float32 matrix for ``page``."""
+    blocks = page.blocks
+    n = len(blocks)
+    if n == 0:
+        return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32)
+    stops = stopwords()
+    title_words = set(_WORD_RE.findall(page.title.lower())) if page.title else set()
+    n_title = max(len(title_words), 1)
+    in_title = title_words.__contains__
+    is_stop = stops.__contains__
+    rows: list[tuple[float, ...]] = []
+    tag_idx: list[int] = []
+    path_rows: list[tuple[float, ...]] = []
+    attr_rows: list[tuple[float, ...]] = []
+    heading_tags = ("h1", "h2", "h3", "h4", "h5", "h6")
+    for b in blocks:
+        text = b.text
+        chars = len(text) or 1
+        words = text.lower().split()
+        nw = len(words) or 1
+        tw = sum(map(in_title, words)) if title_words else 0
+        rows.append(
+            (
+                chars,
+                len(words),
+                b.link_chars,
+                b.n_links,
+                len(_PUNCT_RE.findall(text)),
+                1.0 if text.rstrip().endswith(_SENT_END) else 0.0,
+                1.0 if text[:1].isupper() else 0.0,
+                len(_DIGIT_RE.findall(text)) / chars,
+                sum(map(is_stop, words)) / nw,
+                tw / nw,
+                min(tw / n_title, 1.0),
+                1.0 if b.split is not None else 0.0,
+                1.0 if b.source != "dom" else 0.0,
+                min(b.depth, 60) / 60.0,
+                1.0 if b.tag in heading_tags else 0.0,
+            )
+        )
+        tag_idx.append(_TAG_INDEX[TAG_GROUPS.get(b.tag, "other")])
+        path_rows.append(_path_vector(b.path))
+        attr_rows.append(_attr_vector(b.attrs))
+    raw = np.array(rows, dtype=np.float32)
+    chars_arr, words_arr, linkc, nlinks, punct_arr = (raw[:, j] for j in range(5))
+    link_arr = np.minimum(linkc / np.maximum(chars_arr, 1.0), 1.0)
+    nonlinked_words = np.maximum(chars_arr - linkc, 0.0) / CHARS_PER_WORD
+    heading = raw[:, 14] > 0
+    local = np.empty((n, len(LOCAL_NAMES)), dtype=np.float32)
+    local[:, 0] = np.log1p(chars_arr)
+    local[:, 1] = np.log1p(words_arr)
+    local[:, 2] = link_arr
+    local[:, 3] = np.minimum(nlinks / np.maximum(nonlinked_words, 1.0), 10.0)
+    local[:, 4] = punct_arr / np.maximum(words_arr, 1.0)
+    local[:, 5:14] = raw[:, 5:14]
+    local[:, 14] = np.arange(n, dtype=np.float32) / n
+    local[:, 17] = np.log1p(nlinks)
+    tag_onehot = np.zeros((n, len(TAG_GROUP_NAMES)), dtype=np.float32)
+    tag_onehot[np.arange(n), tag_idx] = 1.0
+    path_mat = np.array(path_rows, dtype=np.float32)
+    attr_mat = np.array(attr_rows, dtype=np.float32)
+    total_chars = float(chars_arr.sum()) or 1.0
+    total_words = float(words_arr.sum()) or 1.0
+    local[:, 15] = (np.cumsum(chars_arr) - chars_arr) / total_chars
+    vvtc = (chars_arr / total_chars) * (punct_arr / max(float(punct_arr.sum()), 1.0))
+    local[:, 16] = vvtc / max(float(vvtc.max()), 1e-12)
+    log_words = local[:, 1]
+
+    page_feats = np.array(
+        [
+            math.log1p(n),
+            math.log1p(total_words),
+            math.log1p(page.html_bytes / total_chars) if page.html_bytes else 0.0,
+        ],
+        dtype=np.float32,
+    )
+
+    # Tag-path groups: boilerplate repeats a path with little text; prose shares one path.
+    group_words: dict[str, float] = {}
+    group_count: dict[str, int] = {}
+    for b, w in zip(blocks, words_arr, strict=True):
+        group_words[b.path] = group_words.get(b.path, 0.0) + float(w)
+        group_count[b.path] = group_count.get(b.path, 0) + 1
+    path_share = np.array([group_words[b.path] / total_words for b in blocks], dtype=np.float32)
+    path_count = np.array([math.log1p(group_count[b.path]) for b in blocks], dtype=np.float32)
+
+    # Containers: share of the page's prose ("good" blocks) inside each ancestor.
+    good = (words_arr >= GOOD_MIN_WORDS) & (link_arr < GOOD_MAX_LINK_DENSITY)
+    good_words = np.where(good, words_arr, 0.0)
+    total_good = float(good_words.sum()) or 1.0
+    scope_share = np.zeros((n, len(SCOPE_LEVELS)), dtype=np.float32)
+    container_words: dict[int, float] = {}
+    for b, gw in zip(blocks, good_words, strict=True):
+        if gw:
+            for sid in b.scope:
+                container_words[sid] = container_words.get(sid, 0.0) + float(gw)
+    # The main container: the deepest element holding at least 60% of the prose (it encloses
+    # a good block, so only good blocks' scopes need checking).
+    main_id = None
+    best_depth = -1
+    for i in np.flatnonzero(good):
+        for depth, sid in enumerate(blocks[i].scope):
+            if depth > best_depth and container_words[sid] >= MAIN_CONTAINER_SHARE * total_good:
+                best_depth, main_id = depth, sid
+    in_main = np.zeros(n, dtype=np.float32)
+    for i, b in enumerate(blocks):
+        sc = b.scope
+        for j, k in enumerate(SCOPE_LEVELS):
+            if len(sc) > k:
+                scope_share[i, j] = container_words.get(sc[-1 - k], 0.0) / total_good
+        if main_id is not None and main_id in sc:
+            in_main[i] = 1.0
+
+    # Neighbours and windows.
+    def shifted(a: np.ndarray, k: int) -> np.ndarray:
+        out = np.zeros_like(a)
+        if k > 0:
+            out[k:] = a[:-k]
+        else:
+            out[:k] = a[-k:]
+        return out
+
+    def window_mean(a: np.ndarray) -> np.ndarray:
+        w = CONTEXT_WINDOW
+        c = np.concatenate([[0.0], np.cumsum(a, dtype=np.float64)])
+        idx = np.arange(n)
+        lo = np.maximum(idx - w, 0)
+        hi = np.minimum(idx + w + 1, n)
+        return ((c[hi] - c[lo]) / (hi - lo)).astype(np.float32)
+
+    good_idx = np.flatnonzero(good)
+    if good_idx.size:
+        pos = np.searchsorted(good_idx, np.arange(n))
+        left = good_idx[np.clip(pos - 1, 0, good_idx.size - 1)]
+        right = good_idx[np.clip(pos, 0, good_idx.size - 1)]
+        dist = np.minimum(np.abs(np.arange(n) - left), np.abs(right - np.arange(n)))
+        dist_good = np.log1p(dist).astype(np.float32)
+    else:
+        dist_good = np.full(n, math.log1p(n), dtype=np.float32)
+    hf = heading.astype(np.float32)
+    context = np.column_stack(
+        [
+            path_share,
+            path_count,
+            scope_share,
+            in_main,
+            shifted(log_words, 1),
+            shifted(log_words, 2),
+            shifted(log_words, -1),
+            shifted(log_words, -2),
+            shifted(link_arr, 1),
+            shifted(link_arr, 2),
+            shifted(link_arr, -1),
+            shifted(link_arr, -2),
+            shifted(hf, 1),
+            shifted(hf, -1),
+            window_mean(log_words),
+            window_mean(link_arr),
+            window_mean(good.astype(np.float32)),
+            dist_good,
+        ]
+    )
+    return np.hstack(
+        [local, tag_onehot, path_mat, attr_mat, np.broadcast_to(page_feats, (n, 3)), context]
+    ).astype(np.float32, copy=False)
