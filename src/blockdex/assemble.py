@@ -11,6 +11,7 @@ order. Elements that carry no structure (``div``, ``section``, ``span``…) beco
 from __future__ import annotations
 
 import html as html_lib
+import re
 
 from blockdex.page import Block, Page, Selection
 
@@ -45,6 +46,9 @@ KEEP_TAGS = frozenset(
 _IMPLIED_PARENT = {"li": "ul", "tr": "table", "dt": "dl", "dd": "dl", "caption": "table"}
 
 
+_CODE_CLASS_RE = re.compile(r'<code class="language-[^"<>]*">')
+
+
 def _open_tag(tag: str) -> str:
     return f"<{tag}>"
 
@@ -62,7 +66,10 @@ def _block_content(block: Block) -> str:
         alt = html_lib.escape(attrs.get("alt", ""), quote=True)
         return f'<img src="{src}" alt="{alt}">'
     if block.tag == "pre":
-        return f"<code>{html_lib.escape(block.text, quote=False)}</code>"
+        # plain text in one <code>, keeping the language the page declared for the fence
+        m = _CODE_CLASS_RE.match(block.html)
+        open_code = m.group(0) if m else "<code>"
+        return f"{open_code}{html_lib.escape(block.text, quote=False)}</code>"
     return block.html
 
 

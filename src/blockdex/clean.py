@@ -2,11 +2,11 @@
 
 Phases, in order (each a function below):
 
-1. ``rescue_script_text`` — *before* scripts are dropped, recover text a browser would show but
+1. ``script_candidates`` — *before* scripts are dropped, collect text a browser would show but
    the static HTML does not hold: HTML written by ``document.write``/``innerHTML``, JSON-LD
    ``articleBody``/``text``, and long text fields of framework state (``__NEXT_DATA__``,
    ``__NUXT__``, ``window.__INITIAL_STATE__``…). Text the visible page already contains is not
-   rescued twice.
+   rescued twice (``new_fragments`` compares with the page text once the noise is gone).
 2. ``drop_noise`` — remove elements that never carry readable content (script, style, svg…),
    elements the author hid, and comments.
 """
@@ -218,15 +218,27 @@ def _known_share(words: list[str], visible: str, probes: int) -> float:
     return hits / n
 
 
-def rescue_script_text(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> list[str]:
-    """HTML/text fragments recovered from scripts, not already visible on the page."""
-    found: list[str] = []
-    visible: str | None = None
+def script_candidates(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> list[str]:
+    """HTML/text fragments found in the page's scripts (call before the scripts are dropped)."""
+    out: list[str] = []
     seen: set[str] = set()
     for fragment in _script_candidates(doc, cfg):
-        if fragment in seen:
-            continue
-        seen.add(fragment)
+        if fragment not in seen:
+            seen.add(fragment)
+            out.append(fragment)
+    return out
+
+
+def new_fragments(
+    candidates: list[str], visible: str, cfg: CleanConfig = DEFAULT_CLEAN
+) -> list[str]:
+    """The candidates whose text is not already in ``visible`` (the cleaned page's text).
+
+    ``visible`` must not contain script code, or every candidate would look already shown.
+    """
+    found: list[str] = []
+    visible = visible.lower()
+    for fragment in candidates:
         text = fragment
         if _HAS_TAG_RE.search(fragment):
             from selectolax.lexbor import LexborHTMLParser
@@ -235,9 +247,6 @@ def rescue_script_text(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> list[
         words = _probe_words(text[: cfg.probe_chars], cfg.probe_word_chars)
         if len(words) < cfg.min_probe_words:
             continue
-        if visible is None:
-            body = doc.tree.body
-            visible = (body.text(separator=" ") if body is not None else "").lower()
         if _known_share(words, visible, cfg.match_probes) >= cfg.max_known_share:
             continue
         found.append(fragment)
@@ -259,8 +268,11 @@ def clean_document(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> Document:
     """Rescue script text, then drop noise. Edits ``doc`` in place and returns it."""
     if doc.cleaned:
         return doc
-    if cfg.rescue_scripts:
-        doc.rescued = rescue_script_text(doc, cfg)
+    candidates = script_candidates(doc, cfg) if cfg.rescue_scripts else []
     drop_noise(doc)
+    if candidates:
+        body = doc.tree.body
+        visible = body.text(separator=" ") if body is not None else ""
+        doc.rescued = new_fragments(candidates, visible, cfg)
     doc.cleaned = True
     return doc

@@ -50,6 +50,8 @@ class SegmentConfig:
     """Blocks beyond this are dropped with a warning (bounded work on pathological pages)."""
     max_caption_chars: int = 300
     """Image captions are cut to this length."""
+    max_figure_levels: int = 4
+    """How far up from an image to look for the ``<figure>`` whose figcaption captions it."""
     min_chars_per_token: float = 2.5
     """Texts shorter than this many chars per budget token are not counted (speed)."""
 
@@ -279,6 +281,15 @@ def _escape(s: str) -> str:
 # Exit actions recorded per entered element.
 _EXIT_NONE, _EXIT_FRAME, _EXIT_CELL, _EXIT_TABLE, _EXIT_KEPT, _EXIT_LINK = range(6)
 _PRE_TAGS = frozenset({"pre", "xmp", "listing", "plaintext"})
+_LANG_RE = re.compile(
+    r"(?:^|\s)(?:language|lang|highlight-source|brush:)-?\s*([A-Za-z0-9_+#.-]{1,20})"
+)
+
+
+def _code_language(node: LexborNode) -> str:
+    """The language a code block declares in its class (``language-python``), or ''."""
+    m = _LANG_RE.search(node.attributes.get("class") or "")
+    return m.group(1).lower() if m else ""
 
 
 class _Walker:
@@ -294,6 +305,8 @@ class _Walker:
         self.depth = 0
         self.table_ids: list[int] = []
         self.exits: list[tuple[int, str]] = []
+        self.absorbed: set[int] = set()
+        """Figcaptions already written as an image's caption: not repeated as blocks."""
 
     # -- emitting ------------------------------------------------------------------------------
     def _flush(self, frame: _Frame) -> None:
@@ -332,10 +345,29 @@ class _Walker:
             )
         frame.reset_run()
 
+    def _figcaption(self, node: LexborNode) -> str:
+        """The caption of the ``<figure>`` holding ``node``, absorbed so it is not repeated."""
+        figure = node.parent
+        for _ in range(self.cfg.max_figure_levels):
+            if figure is None or figure.tag == "figure":
+                break
+            figure = figure.parent
+        if figure is None or figure.tag != "figure":
+            return ""
+        cap = figure.css_first("figcaption")
+        if cap is None or cap.mem_id in self.absorbed:
+            return ""  # no caption, or already given (before the image, or to another image)
+        self.absorbed.add(cap.mem_id)
+        return " ".join(cap.text(deep=True, separator=" ").split())
+
     def _image(self, node: LexborNode) -> None:
         attrs = node.attributes
         caption = (attrs.get("alt") or attrs.get("title") or "").strip()
-        if not caption or not self.frames:
+        if not self.frames:
+            return
+        if not caption:
+            caption = self._figcaption(node)
+        if not caption:
             return
         caption = _WS_RE.sub(" ", caption)[: self.cfg.max_caption_chars]
         src = (attrs.get("src") or attrs.get("data-src") or "").strip()
@@ -405,6 +437,10 @@ class _Walker:
             self.exits.append((_EXIT_CELL, tag))
             return True
         if tag in BLOCK_TAGS:
+            if tag == "figcaption":
+                if node.mem_id in self.absorbed:
+                    return False
+                self.absorbed.add(node.mem_id)  # shown here: no image may repeat it later
             if tag == "table":
                 self.table_ids.append(node.mem_id - self.id_offset)
                 self._push_frame(node, tag, "flow")
@@ -434,7 +470,8 @@ class _Walker:
             return True
         kept = KEPT_INLINE.get(tag)
         if kept is not None:
-            frame.html.append(f"<{kept}>")
+            lang = _code_language(node) if kept == "code" and frame.mode == "pre" else ""
+            frame.html.append(f'<code class="language-{lang}">' if lang else f"<{kept}>")
             frame.inline_stack.append(kept)
             self.exits.append((_EXIT_KEPT, kept))
             return True

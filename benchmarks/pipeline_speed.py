@@ -1,0 +1,68 @@
+"""Pages per second of the blockdex pipeline next to trafilatura, same pages, same run.
+
+The pipeline is parse + clean + segment + predict + assemble + render (Markdown). The
+predictor is ``--predictor`` (default: the package default). The two are interleaved in rounds so
+that noise on a shared machine hits both alike; the ratio is the figure to quote.
+
+    python benchmarks/pipeline_speed.py [--dataset wcxb] [--limit 200] [--predictor all] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+
+from blockdex.evaluate.datasets import load_dataset
+from blockdex.extract import Extractor
+
+
+def _time(fn, pages) -> float:
+    t0 = time.perf_counter()
+    for p in pages:
+        fn(p)
+    return time.perf_counter() - t0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--dataset", default="wcxb")
+    ap.add_argument("--limit", type=int, default=200)
+    ap.add_argument("--predictor", default=None)
+    ap.add_argument("--format", default="markdown")
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+
+    import trafilatura
+
+    warnings.filterwarnings("ignore")
+    pages = [p.html for p in load_dataset(args.dataset, limit=args.limit)]
+    ex = Extractor(args.predictor)
+    name = args.predictor or "default"
+
+    def ours(html: str) -> None:
+        ex.extract(html, output=args.format)
+
+    def theirs(html: str) -> None:
+        trafilatura.extract(html, output_format="markdown")
+
+    ours(pages[0])  # load models, warm caches
+    theirs(pages[0])
+    t_ours: list[float] = []
+    t_theirs: list[float] = []
+    for _ in range(args.rounds):
+        t_ours.append(_time(ours, pages))
+        t_theirs.append(_time(theirs, pages))
+    best_ours, best_theirs = min(t_ours), min(t_theirs)
+    print(f"dataset={args.dataset} pages={len(pages)} rounds={args.rounds} (best round)")
+    print(f"blockdex[{name}] {len(pages) / best_ours:8.1f} pages/s")
+    print(f"trafilatura      {len(pages) / best_theirs:8.1f} pages/s")
+    print(f"ratio            {best_theirs / best_ours:8.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""The command line: outputs, and one clear line for every kind of bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from blockdex.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_extract_prints_markdown(capsys, data_dir: Path) -> None:
+    code, out, err = run(capsys, "extract", str(data_dir / "article.html"))
+    assert code == 0, err
+    assert "# How Tidal Power Plants Store Energy" in out
+    assert "## Pumping at slack water" in out
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "text", "html", "json"])
+def test_every_format(capsys, data_dir: Path, fmt: str) -> None:
+    code, out, err = run(capsys, "extract", str(data_dir / "article.html"), "--format", fmt)
+    assert code == 0, err
+    assert "slack water" in out
+    if fmt == "json":
+        assert json.loads(out)["title"]
+
+
+def test_blocks_lists_numbered_blocks(capsys, data_dir: Path) -> None:
+    code, out, _ = run(capsys, "blocks", str(data_dir / "article.html"))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("[0] <")
+    code, out, _ = run(capsys, "blocks", str(data_dir / "article.html"), "--json")
+    assert json.loads(out)
+
+
+def test_stdin_and_output_file(monkeypatch, capsys, data_dir: Path, tmp_path: Path) -> None:
+    import io
+
+    data = (data_dir / "article.html").read_bytes()
+    monkeypatch.setattr(sys, "stdin", type("S", (), {"buffer": io.BytesIO(data)})())
+    out_file = tmp_path / "out.md"
+    code, _, err = run(capsys, "extract", "-", "-o", str(out_file), "--format", "text")
+    assert code == 0, err
+    assert "slack water" in out_file.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "empty"),
+        (b"\x89PNG\r\n\x1a\n" + bytes(200), "PNG"),
+        (bytes(range(256)) * 20, "binary"),
+        (b"name,price\nwidget,3\n", "no HTML tags"),
+    ],
+)
+def test_bad_files_give_one_clear_line(
+    capsys, tmp_path: Path, content: bytes, message: str
+) -> None:
+    path = tmp_path / "input.html"
+    path.write_bytes(content)
+    code, out, err = run(capsys, "extract", str(path))
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and err.startswith("blockdex: error:") and message in err
+
+
+def test_missing_file_and_directory(capsys, tmp_path: Path) -> None:
+    code, _, err = run(capsys, "extract", str(tmp_path / "nope.html"))
+    assert code == 1 and "no such file" in err
+    code, _, err = run(capsys, "extract", str(tmp_path))
+    assert code == 1 and "directory" in err
+
+
+def test_unknown_predictor_lists_the_available_ones(capsys, data_dir: Path) -> None:
+    code, _, err = run(capsys, "extract", str(data_dir / "article.html"), "--predictor", "nope")
+    assert code == 1 and "unknown" in err and "all" in err
+
+
+def test_methods_lists_predictors(capsys) -> None:
+    code, out, _ = run(capsys, "methods")
+    assert code == 0 and "all" in out and "oracle" in out
+
+
+def test_no_command_prints_help(capsys) -> None:
+    code, _, err = run(capsys)
+    assert code == 2 and "extract" in err
+
+
+def test_console_script_runs(data_dir: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "blockdex", "extract", str(data_dir / "article.html"), "-f", "text"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Tidal" in proc.stdout

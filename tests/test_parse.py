@@ -1,0 +1,73 @@
+"""Decoding, parsing limits and metadata: what users see for odd or unusable input."""
+
+from __future__ import annotations
+
+import pytest
+
+from blockdex.errors import EmptyInput, NotHTML, PageTooLarge
+from blockdex.parse import ParseLimits, decode_html, parse_html
+
+PAGE = "<html><head><title>Caf\u00e9 cr\u00e8me</title></head><body><p>Na\u00efve \u00fcber</p></body></html>"
+
+
+def test_utf8_bom_wins() -> None:
+    text, enc = decode_html(b"\xef\xbb\xbf" + PAGE.encode("utf-8"))
+    assert enc.startswith("utf-8") and "Caf\u00e9" in text and not text.startswith("\ufeff")
+
+
+def test_utf16_bom() -> None:
+    text, enc = decode_html(PAGE.encode("utf-16"))
+    assert enc.startswith("utf-16") and "Na\u00efve" in text
+
+
+def test_http_charset_is_honoured() -> None:
+    data = PAGE.encode("cp1252")
+    text, enc = decode_html(data, content_type="text/html; charset=windows-1252")
+    assert "Caf\u00e9" in text and enc in ("cp1252", "windows-1252")
+
+
+def test_meta_charset_is_honoured() -> None:
+    page = PAGE.replace("<head>", '<head><meta charset="iso-8859-1">')
+    text, _ = decode_html(page.encode("latin-1"))
+    assert "cr\u00e8me" in text
+
+
+def test_undeclared_legacy_encoding_is_detected() -> None:
+    body = (
+        "<html><body><p>"
+        + "\u0420\u0443\u0441\u0441\u043a\u0438\u0439 \u0442\u0435\u043a\u0441\u0442 \u0434\u043b\u044f \u043f\u0440\u043e\u0432\u0435\u0440\u043a\u0438. "
+        * 20
+        + "</p></body></html>"
+    )
+    text, _ = decode_html(body.encode("cp1251"))
+    assert "\u0420\u0443\u0441\u0441\u043a\u0438\u0439" in text
+
+
+def test_title_and_og_metadata() -> None:
+    doc = parse_html(
+        '<html><head><title>Plain title</title><meta property="og:title" content="OG title">'
+        '<meta property="og:site_name" content="Site"></head><body><p>x</p></body></html>'
+    )
+    assert doc.title in ("Plain title", "OG title")
+    assert doc.meta.get("og:site_name") == "Site" or "Site" in doc.meta.values()
+
+
+@pytest.mark.parametrize(
+    ("data", "error", "words"),
+    [
+        (b"", EmptyInput, "empty"),
+        (b"   \n ", EmptyInput, "empty"),
+        (b"%PDF-1.7\n...", NotHTML, "PDF"),
+        (b"\x89PNG\r\n\x1a\n....", NotHTML, "PNG"),
+        (bytes(range(0, 32)) * 50, NotHTML, "binary"),
+        (b"just some words, no markup at all", NotHTML, "no HTML tags"),
+    ],
+)
+def test_unusable_input_raises_a_clear_error(data: bytes, error: type, words: str) -> None:
+    with pytest.raises(error, match=words):
+        parse_html(data)
+
+
+def test_size_limit() -> None:
+    with pytest.raises(PageTooLarge, match="over the limit"):
+        parse_html(b"<p>" + b"a" * 2000 + b"</p>", limits=ParseLimits(max_input_bytes=1000))

@@ -1,0 +1,88 @@
+"""Assembly and the four output formats."""
+
+from __future__ import annotations
+
+import json
+
+from blockdex import extract, segment
+from blockdex.extract import Extractor
+from blockdex.page import Selection
+from blockdex.predict.basic import OraclePredictor
+from blockdex.render import render
+
+PAGE = """<html><head><title>Doc page</title></head><body>
+<nav><a href="/">Home</a> <a href="/docs">Docs</a></nav>
+<h1>Install</h1><p>Run the <code>pip</code> command:</p>
+<pre><code class="language-bash">pip install blockdex
+blockdex --help</code></pre>
+<h2>Options</h2>
+<ul><li>fast mode</li><li>slow mode</li><li>other mode</li></ul>
+<table><tr><th>Name</th><th>Default</th></tr><tr><td>format</td><td>markdown</td></tr>
+<tr><td>predictor</td><td>content</td></tr></table>
+<footer>Copyright 2026</footer></body></html>"""
+
+
+def by_text(page, *needles: str) -> list[int]:
+    return [b.index for b in page.blocks if any(n in b.text for n in needles)]
+
+
+def test_markdown_has_headings_fenced_code_lists_and_pipe_tables() -> None:
+    md = extract(PAGE, output="markdown", predictor="all")
+    assert "# Install" in md and "## Options" in md
+    assert "```bash" in md and "pip install blockdex\nblockdex --help" in md
+    assert "- fast mode" in md
+    rows = [" ".join(line.split()) for line in md.splitlines()]
+    assert "| Name | Default |" in rows and "| format | markdown |" in rows
+
+
+def test_selected_list_items_get_their_list_back() -> None:
+    page = segment(PAGE)
+    sel = Selection.from_indices(by_text(page, "slow mode", "other mode"))
+    html = render(page, sel, "html")
+    assert "<ul><li>slow mode</li><li>other mode</li></ul>" in html
+    assert "fast mode" not in html
+    assert render(page, sel, "markdown").strip() == "- slow mode\n- other mode"
+
+
+def test_selected_rows_get_their_table_back() -> None:
+    page = segment(PAGE)
+    sel = Selection.from_indices(by_text(page, "predictor"))
+    md = render(page, sel, "markdown")
+    assert "| predictor | content |" in [" ".join(line.split()) for line in md.splitlines()]
+    assert "<table>" in render(page, sel, "html")
+
+
+def test_html_output_is_a_document_with_the_title() -> None:
+    html = extract(PAGE, output="html", predictor="all")
+    assert html.startswith("<!DOCTYPE html><html><head>")
+    assert "<title>Doc page</title>" in html and html.rstrip().endswith("</html>")
+
+
+def test_text_output_has_no_markup() -> None:
+    text = extract(PAGE, output="text", predictor="all")
+    assert "<" not in text and "Install" in text and "Copyright 2026" in text
+
+
+def test_json_output_fields() -> None:
+    page = segment(PAGE)
+    keep = by_text(page, "Install", "pip install")
+    result = Extractor(OraclePredictor(indices=keep)).run(PAGE)
+    data = json.loads(result.render("json"))
+    assert data["title"] == "Doc page"
+    assert [b["index"] for b in data["blocks"]] == keep  # the selected blocks, with their text
+    assert data["intervals"] == [list(iv) for iv in Selection.from_indices(keep).intervals]
+    assert "pip install blockdex" in data["markdown"]
+    assert data["predictor"] == "oracle"
+
+
+def test_order_is_kept_and_unselected_blocks_are_absent() -> None:
+    page = segment(PAGE)
+    keep = by_text(page, "Copyright", "Install")
+    text = render(page, Selection.from_indices(keep), "text")
+    assert text.index("Install") < text.index("Copyright")
+    assert "Home" not in text and "fast mode" not in text
+
+
+def test_empty_selection_renders_empty_text() -> None:
+    page = segment(PAGE)
+    assert render(page, Selection(), "text").strip() == ""
