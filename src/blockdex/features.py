@@ -146,9 +146,9 @@ GOOD_MAX_LINK_DENSITY = 0.3
 CONTEXT_WINDOW = 3
 """Neighbours on each side used for smoothed features."""
 SCOPE_LEVELS = (1, 2, 3, 5)
+"""Ancestor levels whose share of the page's prose is a feature."""
 MAIN_CONTAINER_SHARE = 0.6
 """The main container is the deepest element holding this share of the page's prose."""
-"""Ancestor levels whose share of the page's prose is a feature."""
 
 
 @lru_cache(maxsize=1)
@@ -415,3 +415,84 @@ def block_features(page: Page) -> np.ndarray:
     return np.hstack(
         [local, tag_onehot, path_mat, attr_mat, np.broadcast_to(page_feats, (n, 3)), context]
     ).astype(np.float32, copy=False)
+
+
+# -- second stage: the first stage's probabilities around each block ---------------------------
+
+PROB_WINDOWS = (2, 5, 15)
+"""Half-widths of the windows over which neighbours' first-stage probabilities are averaged."""
+PROB_SCOPE_LEVELS = (1, 2, 3, 4)
+"""Ancestor levels over which the mean first-stage probability of the blocks inside is taken."""
+
+CONTEXT_NAMES: tuple[str, ...] = (
+    "p_self",
+    *(f"p_prev{k}" for k in (1, 2, 3)),
+    *(f"p_next{k}" for k in (1, 2, 3)),
+    *(f"p_win{w}" for w in PROB_WINDOWS),
+    *(f"p_scope{k}" for k in PROB_SCOPE_LEVELS),
+    "p_path_group",
+    "p_max_before",
+    "p_max_after",
+    "p_page_mean",
+    "p_page_max",
+    "p_rank",
+)
+
+
+def block_groups(page: Page) -> np.ndarray:
+    """Per block, integer ids of its tag-path group and of its ancestors at PROB_SCOPE_LEVELS.
+
+    Blocks with the same id share that group; :func:`context_features` averages over groups.
+    """
+    blocks = page.blocks
+    out = np.zeros((len(blocks), 1 + len(PROB_SCOPE_LEVELS)), dtype=np.int32)
+    ids: dict[object, int] = {}
+    for i, b in enumerate(blocks):
+        out[i, 0] = ids.setdefault(("path", b.path), len(ids))
+        sc = b.scope
+        for j, k in enumerate(PROB_SCOPE_LEVELS, start=1):
+            key = sc[-1 - k] if len(sc) > k else (sc[0] if sc else ("self", i))
+            out[i, j] = ids.setdefault(key, len(ids))
+    return out
+
+
+def context_features(prob: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Neighbourhood of the first-stage probabilities: what a sequence smoother would see.
+
+    A block between two confident content blocks is likely content too (a short paragraph or a
+    subheading); a block whose container, or whose tag-path group, holds mostly content is too.
+    ``groups`` comes from :func:`block_groups`.
+    """
+    n = len(prob)
+    if n == 0:
+        return np.zeros((0, len(CONTEXT_NAMES)), dtype=np.float32)
+    p = prob.astype(np.float64)
+    cols: list[np.ndarray] = [p]
+    for k in (1, 2, 3):
+        prev = np.zeros(n)
+        if k < n:
+            prev[k:] = p[:-k]
+        cols.append(prev)
+    for k in (1, 2, 3):
+        nxt = np.zeros(n)
+        if k < n:
+            nxt[: n - k] = p[k:]
+        cols.append(nxt)
+    c = np.concatenate([[0.0], np.cumsum(p)])
+    idx = np.arange(n)
+    for w in PROB_WINDOWS:
+        lo = np.maximum(idx - w, 0)
+        hi = np.minimum(idx + w + 1, n)
+        cols.append((c[hi] - c[lo]) / (hi - lo))
+    size = int(groups.max()) + 1
+    for j in (*range(1, groups.shape[1]), 0):  # scope levels, then the path group
+        g = groups[:, j]
+        sums = np.bincount(g, weights=p, minlength=size)
+        counts = np.bincount(g, minlength=size)
+        cols.append(sums[g] / counts[g])
+    cols.append(np.concatenate([[0.0], np.maximum.accumulate(p)[:-1]]))
+    cols.append(np.concatenate([np.maximum.accumulate(p[::-1])[::-1][1:], [0.0]]))
+    cols.append(np.full(n, p.mean()))
+    cols.append(np.full(n, p.max()))
+    cols.append(np.argsort(np.argsort(-p, kind="stable"), kind="stable") / n)
+    return np.column_stack(cols).astype(np.float32)

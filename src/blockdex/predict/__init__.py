@@ -32,15 +32,17 @@ PredictorFactory = Callable[..., Predictor]
 _REGISTRY: dict[str, str | PredictorFactory] = {
     "all": "blockdex.predict.basic:AllPredictor",
     "oracle": "blockdex.predict.basic:OraclePredictor",
+    "content": "blockdex.predict.content:ContentPredictor",
 }
 
 # One-line descriptions shown by `blockdex methods` and `--help`.
 DESCRIPTIONS: dict[str, str] = {
     "all": "keep every block (the page's full cleaned text)",
     "oracle": "keep the blocks given in advance (tests and evaluation ceilings)",
+    "content": "main content by blockdex's trained two-stage tree model (offline, CPU)",
 }
 
-DEFAULT_PREDICTOR = "all"
+DEFAULT_PREDICTOR = "content"
 """Used when no query is given and no predictor is named."""
 DEFAULT_QUERY_PREDICTOR = "all"
 """Used when a query is given and no predictor is named."""

@@ -1,0 +1,157 @@
+"""The main-content predictor: blockdex's own two-stage tree model, evaluated with numpy.
+
+The model is plain JSON shipped in the package (``content_model.json``, written by
+``blockdex train``): two forests of shallow decision trees as flat arrays. Stage 1 scores each
+block from its own features (:func:`blockdex.features.block_features`); stage 2 rescores it with
+the stage-1 probabilities of its neighbours, containers and tag-path group
+(:func:`blockdex.features.context_features`). Blocks whose stage-2 probability reaches the
+model's threshold are kept.
+
+Evaluation walks all trees at once, one numpy step per tree level, so a page costs a handful of
+array operations regardless of the number of trees.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from blockdex.errors import BlockdexError
+from blockdex.features import (
+    CONTEXT_NAMES,
+    FEATURE_NAMES,
+    block_features,
+    block_groups,
+    context_features,
+)
+from blockdex.page import Page, Selection
+
+MODEL_RESOURCE = "content_model.json"
+FALLBACK_SHARE = 0.5
+"""When no block reaches the threshold, blocks within this share of the best probability are kept."""
+
+
+class Forest:
+    """A sum of decision trees stored as flat arrays (leaves point to themselves)."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        self.feature = np.asarray(spec["feature"], dtype=np.intp)
+        self.threshold = np.asarray(
+            [float(t) for t in spec["threshold"]], dtype=np.float64
+        )  # "inf" strings mark leaves
+        self.left = np.asarray(spec["left"], dtype=np.intp)
+        self.right = np.asarray(spec["right"], dtype=np.intp)
+        self.value = np.asarray(spec["value"], dtype=np.float64)
+        self.roots = np.asarray(spec["roots"], dtype=np.intp)
+        self.depth = int(spec["depth"])
+        n_nodes = len(self.feature)
+        for arr in (self.threshold, self.left, self.right, self.value):
+            if len(arr) != n_nodes:
+                raise ValueError("model arrays have different lengths")
+        if n_nodes and (self.left.max() >= n_nodes or self.right.max() >= n_nodes):
+            raise ValueError("model child index out of range")
+
+    def raw(self, X: np.ndarray) -> np.ndarray:
+        """Sum of the trees' leaf values for each row of ``X``."""
+        n = X.shape[0]
+        if n == 0:
+            return np.zeros(0)
+        Xt = np.ascontiguousarray(X.T, dtype=np.float64)
+        cols = np.arange(n)[None, :]
+        node = np.repeat(self.roots[:, None], n, axis=1)
+        for _ in range(self.depth):
+            go_left = Xt[self.feature[node], cols] <= self.threshold[node]
+            node = np.where(go_left, self.left[node], self.right[node])
+        return self.value[node].sum(axis=0)
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Probabilities (logistic link)."""
+        return 1.0 / (1.0 + np.exp(-self.raw(X)))
+
+
+class ContentModel:
+    """The two-stage model loaded from its JSON description."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        if spec.get("format") != "blockdex-content-model":
+            raise BlockdexError("not a blockdex content model (missing format marker)")
+        if tuple(spec["features"]) != FEATURE_NAMES or tuple(spec["context_features"]) != (
+            CONTEXT_NAMES
+        ):
+            raise BlockdexError(
+                "the content model was trained with other features than this blockdex computes; "
+                "retrain it with 'blockdex train'"
+            )
+        self.threshold = float(spec["threshold"])
+        self.stage1 = Forest(spec["stage1"])
+        self.stage2 = Forest(spec["stage2"])
+        self.trained_on = tuple(spec.get("trained_on", ()))
+        self.report = spec.get("report", {})
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> ContentModel:
+        """Load ``path``, or the model shipped in the package when ``path`` is None."""
+        if path is None:
+            return _shipped_model()
+        try:
+            spec = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise BlockdexError(f"cannot load content model {path}: {exc}") from None
+        return cls(spec)
+
+    def probabilities(self, page: Page) -> np.ndarray:
+        """Per-block probability of being main content, in block order."""
+        if not page.blocks:
+            return np.zeros(0)
+        X = block_features(page)
+        p1 = self.stage1.predict(X)
+        ctx = context_features(p1, block_groups(page))
+        return self.stage2.predict(np.hstack([X, ctx]))
+
+
+@lru_cache(maxsize=1)
+def _shipped_model() -> ContentModel:
+    ref = resources.files("blockdex.predict").joinpath(MODEL_RESOURCE)
+    if not ref.is_file():
+        raise BlockdexError(
+            "the package has no content model file; reinstall blockdex or train one with "
+            "'blockdex train --out model.json' and pass --model model.json"
+        )
+    return ContentModel(json.loads(ref.read_text(encoding="utf-8")))
+
+
+class ContentPredictor:
+    """Keep the blocks the main-content model scores at or above its threshold."""
+
+    name = "content"
+
+    def __init__(
+        self, model: str | Path | ContentModel | None = None, threshold: float | None = None
+    ):
+        self.model = model if isinstance(model, ContentModel) else ContentModel.load(model)
+        self.threshold = self.model.threshold if threshold is None else float(threshold)
+
+    def block_probabilities(self, page: Page) -> np.ndarray:
+        """Per-block probability of being main content (used as a prior by query predictors)."""
+        return self.model.probabilities(page)
+
+    def predict(self, page: Page, query: str | None = None) -> Selection:
+        if not page.blocks:
+            return Selection()
+        probs = self.model.probabilities(page)
+        keep = probs >= self.threshold
+        warnings: tuple[str, ...] = ()
+        if not keep.any():
+            keep = probs >= FALLBACK_SHARE * probs.max()
+            warnings = (
+                f"no block looked like main content (best probability {probs.max():.2f}); "
+                "kept the most likely blocks",
+            )
+        indices = [b.index for b, k in zip(page.blocks, keep, strict=True) if k]
+        scores = {b.index: float(p) for b, p in zip(page.blocks, probs, strict=True)}
+        return Selection.from_indices(indices, scores=scores, warnings=warnings)

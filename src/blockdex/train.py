@@ -1,0 +1,372 @@
+"""Training the main-content model: labelled blocks → two stages of gradient-boosted trees.
+
+1. Each page of the chosen datasets is segmented; its ground truth is aligned to the blocks
+   (:func:`blockdex.evaluate.align.block_labels`, a block is content when most of its word
+   3-grams occur in the ground truth); :func:`blockdex.features.block_features` describes each block.
+2. Stage 1 learns P(content | block features). Its *out-of-fold* probabilities (pages split into
+   folds, each fold predicted by a model that never saw it) feed stage 2, which adds the
+   neighbourhood of those probabilities (:func:`blockdex.features.context_features`) — a learned
+   sequence smoother. Stage 2 is trained on the same pages.
+3. The decision threshold maximises mean token F1 over the training pages (out of fold).
+4. The trees are exported as plain JSON arrays (no pickle) that
+   :class:`blockdex.predict.content.ContentModel` evaluates with numpy.
+
+Only pages of the ``train`` split (:func:`blockdex.evaluate.datasets.split_of`) are used unless
+asked otherwise, so the ``dev`` split stays clean for measurements.
+
+    blockdex train --datasets scrapinghub-aeb,wcxb --out model.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from blockdex.errors import BlockdexError, MissingExtra
+from blockdex.evaluate.align import block_labels
+from blockdex.evaluate.datasets import EvalPage, load_dataset, split_of
+from blockdex.evaluate.metrics import word_tokens
+from blockdex.features import (
+    CONTEXT_NAMES,
+    FEATURE_NAMES,
+    block_features,
+    block_groups,
+    context_features,
+)
+
+SHIPPED_DATASETS = ("scrapinghub-aeb", "wcxb", "webmainbench-samples")
+"""Datasets whose licences allow shipping a model trained on them (l3s-gn1 is research-only)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrainConfig:
+    """How the model is trained."""
+
+    datasets: tuple[str, ...] = SHIPPED_DATASETS
+    split: str = "train"
+    """Which pages train the model: ``train`` (default, keeps ``dev`` clean) or ``all``."""
+    label_share: float = 0.5
+    """A block is content when this share of its 3-grams occurs in the ground truth."""
+    folds: int = 4
+    """Folds for the out-of-fold stage-1 probabilities stage 2 learns from."""
+    seed: int = 20261122
+    n_trees: int = 150
+    """Boosting rounds per stage: enough to converge, few enough for fast numpy inference."""
+    max_depth: int = 6
+    """Shallow trees bound inference work (one numpy step per level)."""
+    num_leaves: int = 40
+    learning_rate: float = 0.08
+    min_child_samples: int = 40
+    feature_fraction: float = 0.8
+    bagging_fraction: float = 0.8
+    word_weight_cap: int = 200
+    """Block weight grows with its words (token F1 counts words), capped so one block can't dominate."""
+    page_balance: bool = True
+    """Scale weights so every page counts about the same (big pages would otherwise rule)."""
+    max_pages: int | None = None
+
+
+@dataclass(slots=True)
+class PageData:
+    """One training page reduced to what training needs."""
+
+    id: str
+    dataset: str
+    X: np.ndarray
+    groups: np.ndarray
+    share: np.ndarray
+    block_tokens: list[list[str]]
+    gt_tokens: Counter[str]
+
+
+@dataclass(slots=True)
+class TrainResult:
+    model: dict[str, Any]
+    report: dict[str, Any] = field(default_factory=dict)
+
+
+def page_data(page: EvalPage, extractor: Any) -> PageData | None:
+    """Segment, featurise and label one page (None when it has no usable ground truth)."""
+    if not page.ground_truth or not page.ground_truth.strip():
+        return None
+    try:
+        seg = extractor.segment(page.html, url=page.url)
+    except BlockdexError:
+        return None
+    if not seg.blocks:
+        return None
+    return PageData(
+        id=page.id,
+        dataset=page.dataset,
+        X=block_features(seg),
+        groups=block_groups(seg),
+        share=np.asarray(block_labels(seg, page.ground_truth), dtype=np.float32),
+        block_tokens=[word_tokens(b.text) for b in seg.blocks],
+        gt_tokens=Counter(word_tokens(page.ground_truth)),
+    )
+
+
+def collect(
+    datasets: tuple[str, ...], split: str, max_pages: int | None = None, progress: bool = True
+) -> list[PageData]:
+    """Training pages of ``datasets`` restricted to ``split`` (``train``, ``dev`` or ``all``)."""
+    from tqdm import tqdm
+
+    from blockdex.extract import Extractor
+
+    ex = Extractor("all")
+    out: list[PageData] = []
+    for name in datasets:
+        pages = [p for p in load_dataset(name) if split == "all" or split_of(p.id) == split]
+        if max_pages:
+            pages = pages[:max_pages]
+        for page in tqdm(pages, desc=f"featurising {name}", disable=not progress, file=sys.stderr):
+            d = page_data(page, ex)
+            if d is not None:
+                out.append(d)
+    return out
+
+
+def _weights(data: list[PageData], cfg: TrainConfig) -> np.ndarray:
+    ws = []
+    for d in data:
+        w = np.array([min(len(t), cfg.word_weight_cap) + 1.0 for t in d.block_tokens])
+        w = np.sqrt(w)
+        if cfg.page_balance:
+            w = w * (len(w) / w.sum()) * (200.0 / max(len(w), 200)) ** 0.5
+        ws.append(w)
+    return np.concatenate(ws)
+
+
+def _lgb_params(cfg: TrainConfig, seed: int) -> dict[str, Any]:
+    return {
+        "objective": "binary",
+        "learning_rate": cfg.learning_rate,
+        "num_leaves": cfg.num_leaves,
+        "max_depth": cfg.max_depth,
+        "min_child_samples": cfg.min_child_samples,
+        "feature_fraction": cfg.feature_fraction,
+        "bagging_fraction": cfg.bagging_fraction,
+        "bagging_freq": 1,
+        "seed": seed,
+        "num_threads": 2,
+        "verbose": -1,
+        "deterministic": True,
+        "force_row_wise": True,
+    }
+
+
+def _fit(X: np.ndarray, y: np.ndarray, w: np.ndarray, cfg: TrainConfig, seed: int) -> Any:
+    import lightgbm as lgb
+
+    ds = lgb.Dataset(X, label=y, weight=w, free_raw_data=False)
+    return lgb.train(_lgb_params(cfg, seed), ds, num_boost_round=cfg.n_trees)
+
+
+def page_f1(pred_blocks: np.ndarray, d: PageData) -> float:
+    """Token F1 of the selected blocks' words against the page's ground truth."""
+    got: Counter[str] = Counter()
+    for i in np.flatnonzero(pred_blocks):
+        got.update(d.block_tokens[i])
+    overlap = sum((got & d.gt_tokens).values())
+    if overlap == 0:
+        return 1.0 if not got and not d.gt_tokens else 0.0
+    p = overlap / sum(got.values())
+    r = overlap / sum(d.gt_tokens.values())
+    return 2 * p * r / (p + r)
+
+
+def best_threshold(probs: list[np.ndarray], data: list[PageData]) -> tuple[float, float]:
+    """The probability threshold with the highest mean page F1, and that F1."""
+    best = (0.5, -1.0)
+    for t in np.arange(0.2, 0.81, 0.025):
+        f1 = float(np.mean([page_f1(p >= t, d) for p, d in zip(probs, data, strict=True)]))
+        if f1 > best[1]:
+            best = (float(round(t, 3)), f1)
+    return best
+
+
+def _split_pages(values: np.ndarray, data: list[PageData]) -> list[np.ndarray]:
+    out, start = [], 0
+    for d in data:
+        out.append(values[start : start + len(d.share)])
+        start += len(d.share)
+    return out
+
+
+def export_booster(booster: Any) -> dict[str, Any]:
+    """LightGBM trees → flat arrays: per node feature, threshold, children; leaves self-loop."""
+    dump = booster.dump_model()
+    feat: list[int] = []
+    thr: list[float] = []
+    left: list[int] = []
+    right: list[int] = []
+    value: list[float] = []
+    roots: list[int] = []
+    depth = 0
+
+    def add(node: dict[str, Any], d: int) -> int:
+        nonlocal depth
+        me = len(feat)
+        feat.append(0)
+        thr.append(0.0)
+        left.append(me)
+        right.append(me)
+        value.append(0.0)
+        if "leaf_value" in node or "split_feature" not in node:
+            value[me] = float(node.get("leaf_value", 0.0))
+            thr[me] = float("inf")
+            depth = max(depth, d)
+            return me
+        if node.get("decision_type", "<=") != "<=":
+            raise ValueError(f"unsupported split type {node.get('decision_type')}")
+        feat[me] = int(node["split_feature"])
+        thr[me] = float(node["threshold"])
+        left[me] = add(node["left_child"], d + 1)
+        right[me] = add(node["right_child"], d + 1)
+        return me
+
+    for tree in dump["tree_info"]:
+        roots.append(add(tree["tree_structure"], 0))
+    return {
+        "feature": feat,
+        "threshold": thr,
+        "left": left,
+        "right": right,
+        "value": value,
+        "roots": roots,
+        "depth": depth,
+    }
+
+
+def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
+    """Train both stages on ``data`` (collected from ``cfg.datasets`` when not given)."""
+    try:
+        import lightgbm  # noqa: F401
+    except ImportError:
+        raise MissingExtra("lightgbm", "train", "training the main-content model") from None
+    t0 = time.perf_counter()
+    if data is None:
+        data = collect(cfg.datasets, cfg.split, cfg.max_pages)
+    if not data:
+        raise BlockdexError("no training pages with ground truth were found")
+    X = np.vstack([d.X for d in data])
+    y = (np.concatenate([d.share for d in data]) >= cfg.label_share).astype(np.float32)
+    w = _weights(data, cfg)
+    page_fold = np.random.default_rng(cfg.seed).integers(0, cfg.folds, len(data))
+    row_fold = np.concatenate(
+        [np.full(len(d.share), f) for d, f in zip(data, page_fold, strict=True)]
+    )
+
+    oof1 = np.zeros(len(y))
+    for f in range(cfg.folds):
+        m = _fit(X[row_fold != f], y[row_fold != f], w[row_fold != f], cfg, cfg.seed + f)
+        oof1[row_fold == f] = m.predict(X[row_fold == f])
+    stage1 = _fit(X, y, w, cfg, cfg.seed)
+
+    ctx = np.vstack(
+        [context_features(p, d.groups) for p, d in zip(_split_pages(oof1, data), data, strict=True)]
+    )
+    X2 = np.hstack([X, ctx])
+    oof2 = np.zeros(len(y))
+    for f in range(cfg.folds):
+        m = _fit(X2[row_fold != f], y[row_fold != f], w[row_fold != f], cfg, cfg.seed + 10 + f)
+        oof2[row_fold == f] = m.predict(X2[row_fold == f])
+    stage2 = _fit(X2, y, w, cfg, cfg.seed + 10)
+
+    t1, f1_stage1 = best_threshold(_split_pages(oof1, data), data)
+    t2, f1_stage2 = best_threshold(_split_pages(oof2, data), data)
+    per_dataset: dict[str, float] = {}
+    for name in sorted({d.dataset for d in data}):
+        idx = [i for i, d in enumerate(data) if d.dataset == name]
+        probs = _split_pages(oof2, data)
+        per_dataset[name] = float(np.mean([page_f1(probs[i] >= t2, data[i]) for i in idx]))
+    imp = stage2.feature_importance("gain")
+    names = [*FEATURE_NAMES, *CONTEXT_NAMES]
+    top = sorted(zip(names, imp, strict=True), key=lambda kv: -kv[1])[:15]
+    report = {
+        "pages": len(data),
+        "blocks": len(y),
+        "content_share": float(y.mean()),
+        "oof_f1_stage1": round(f1_stage1, 4),
+        "oof_f1_stage2": round(f1_stage2, 4),
+        "oof_f1_by_dataset": {k: round(v, 4) for k, v in per_dataset.items()},
+        "threshold_stage1": t1,
+        "threshold": t2,
+        "seconds": round(time.perf_counter() - t0, 1),
+        "top_features": [(k, round(float(v), 1)) for k, v in top],
+    }
+    model = {
+        "format": "blockdex-content-model",
+        "version": 1,
+        "features": list(FEATURE_NAMES),
+        "context_features": list(CONTEXT_NAMES),
+        "threshold": t2,
+        "stage1": export_booster(stage1),
+        "stage2": export_booster(stage2),
+        "trained_on": list(cfg.datasets),
+        "config": {k: v for k, v in asdict(cfg).items() if k != "datasets"},
+        "report": report,
+    }
+    return TrainResult(model=model, report=report)
+
+
+def save_model(model: dict[str, Any], path: str | Path) -> None:
+    """Write a model as compact JSON (floats rounded to float32 precision)."""
+
+    def compact(o: Any) -> Any:
+        if isinstance(o, float):
+            return float(f"{o:.7g}") if np.isfinite(o) else ("inf" if o > 0 else "-inf")
+        if isinstance(o, dict):
+            return {k: compact(v) for k, v in o.items()}
+        if isinstance(o, list | tuple):
+            return [compact(v) for v in o]
+        return o
+
+    Path(path).write_text(json.dumps(compact(model), separators=(",", ":")), encoding="utf-8")
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    cfg = TrainConfig(
+        datasets=tuple(s.strip() for s in args.datasets.split(",") if s.strip()),
+        split=args.split,
+        n_trees=args.trees,
+        max_pages=args.limit,
+    )
+    result = train(cfg)
+    save_model(result.model, args.out)
+    print(json.dumps(result.report, indent=2))
+    print(f"model written to {args.out}", file=sys.stderr)
+    return 0
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "train",
+        help="train the main-content model on labelled pages",
+        description=(
+            "Train blockdex's main-content model (two stages of gradient-boosted trees) on "
+            "datasets with ground-truth text and write it as JSON. Needs the 'train' extra."
+        ),
+    )
+    p.add_argument(
+        "--datasets",
+        default=",".join(SHIPPED_DATASETS),
+        help="comma-separated dataset names under the shared data dir, or paths "
+        f"(default: {','.join(SHIPPED_DATASETS)})",
+    )
+    p.add_argument("--split", default="train", choices=("train", "dev", "all"))
+    p.add_argument(
+        "--trees", type=int, default=TrainConfig.n_trees, help="boosting rounds per stage"
+    )
+    p.add_argument("--limit", type=int, default=None, help="at most N pages per dataset")
+    p.add_argument("--out", required=True, help="where to write the model JSON")
+    p.set_defaults(func=cmd_train)
