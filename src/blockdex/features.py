@@ -137,6 +137,8 @@ def _token_families(token: str) -> tuple[int, ...]:
 
 
 _PUNCT_RE = re.compile(r"[.,;:!?。，；：！？]")
+_PUNCT_CODES = np.array([ord(c) for c in ".,;:!?。，；：！？"], dtype=np.uint32)
+_HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _WORD_RE = re.compile(r"\w+", re.U)
 _DIGIT_RE = re.compile(r"\d")
 _SENT_END = (".", "!", "?", ":", '"', "”", "»", "。", "！", "？", ")")
@@ -260,57 +262,53 @@ def block_features(page: Page) -> np.ndarray:
     n_title = max(len(title_words), 1)
     in_title = title_words.__contains__
     is_stop = stops.__contains__
-    rows: list[tuple[float, ...]] = []
-    tag_idx: list[int] = []
-    path_rows: list[tuple[float, ...]] = []
-    attr_rows: list[tuple[float, ...]] = []
-    heading_tags = ("h1", "h2", "h3", "h4", "h5", "h6")
-    for b in blocks:
-        text = b.text
-        chars = len(text) or 1
-        words = text.lower().split()
-        nw = len(words) or 1
-        tw = sum(map(in_title, words)) if title_words else 0
-        rows.append(
-            (
-                chars,
-                len(words),
-                b.link_chars,
-                b.n_links,
-                len(_PUNCT_RE.findall(text)),
-                1.0 if text.rstrip().endswith(_SENT_END) else 0.0,
-                1.0 if text[:1].isupper() else 0.0,
-                len(_DIGIT_RE.findall(text)) / chars,
-                sum(map(is_stop, words)) / nw,
-                tw / nw,
-                min(tw / n_title, 1.0),
-                1.0 if b.split is not None else 0.0,
-                1.0 if b.source != "dom" else 0.0,
-                min(b.depth, 60) / 60.0,
-                1.0 if b.tag in heading_tags else 0.0,
-            )
-        )
-        tag_idx.append(_TAG_INDEX[TAG_GROUPS.get(b.tag, "other")])
-        path_rows.append(_path_vector(b.path))
-        attr_rows.append(_attr_vector(b.attrs))
-    raw = np.array(rows, dtype=np.float32)
-    chars_arr, words_arr, linkc, nlinks, punct_arr = (raw[:, j] for j in range(5))
-    link_arr = np.minimum(linkc / np.maximum(chars_arr, 1.0), 1.0)
+    texts = [b.text for b in blocks]
+    lowered = [t.lower().split() for t in texts]
+    n_words = [len(w) for w in lowered]
+    stop_counts = [sum(map(is_stop, w)) for w in lowered]
+    title_counts = [sum(map(in_title, w)) for w in lowered] if title_words else [0] * n
+    lens = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+    # Character classes counted over all blocks at once: one code-point array, one bincount.
+    cp = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
+    owner = np.repeat(np.arange(n), lens)
+    punct_arr = np.bincount(owner, weights=np.isin(cp, _PUNCT_CODES), minlength=n)
+    digit_arr = np.bincount(owner, weights=(cp >= 48) & (cp <= 57), minlength=n)
+    chars_arr = np.maximum(lens, 1).astype(np.float64)
+    words_arr = np.asarray(n_words, dtype=np.float64)
+    nw = np.maximum(words_arr, 1.0)
+    title_arr = np.asarray(title_counts, dtype=np.float64)
+    linkc = np.fromiter((b.link_chars for b in blocks), dtype=np.float64, count=n)
+    nlinks = np.fromiter((b.n_links for b in blocks), dtype=np.float64, count=n)
+    heading = np.fromiter((b.tag in _HEADING_TAGS for b in blocks), dtype=bool, count=n)
+    # Tag, path and class/id vectors repeat within a page: compute each distinct one once.
+    tag_idx = [_TAG_INDEX[TAG_GROUPS.get(b.tag, "other")] for b in blocks]
+    path_ids: dict[str, int] = {}
+    path_of = [path_ids.setdefault(b.path, len(path_ids)) for b in blocks]
+    attr_ids: dict[str, int] = {}
+    attr_of = [attr_ids.setdefault(b.attrs, len(attr_ids)) for b in blocks]
+    path_mat = np.array([_path_vector(k) for k in path_ids], dtype=np.float32)[path_of]
+    attr_mat = np.array([_attr_vector(k) for k in attr_ids], dtype=np.float32)[attr_of]
+    link_arr = np.minimum(linkc / chars_arr, 1.0)
     nonlinked_words = np.maximum(chars_arr - linkc, 0.0) / CHARS_PER_WORD
-    heading = raw[:, 14] > 0
     local = np.empty((n, len(LOCAL_NAMES)), dtype=np.float32)
     local[:, 0] = np.log1p(chars_arr)
     local[:, 1] = np.log1p(words_arr)
     local[:, 2] = link_arr
     local[:, 3] = np.minimum(nlinks / np.maximum(nonlinked_words, 1.0), 10.0)
-    local[:, 4] = punct_arr / np.maximum(words_arr, 1.0)
-    local[:, 5:14] = raw[:, 5:14]
+    local[:, 4] = punct_arr / nw
+    local[:, 5] = [1.0 if t.rstrip().endswith(_SENT_END) else 0.0 for t in texts]
+    local[:, 6] = [1.0 if t[:1].isupper() else 0.0 for t in texts]
+    local[:, 7] = digit_arr / chars_arr
+    local[:, 8] = np.asarray(stop_counts, dtype=np.float64) / nw
+    local[:, 9] = title_arr / nw
+    local[:, 10] = np.minimum(title_arr / n_title, 1.0)
+    local[:, 11] = [1.0 if b.split is not None else 0.0 for b in blocks]
+    local[:, 12] = [1.0 if b.source != "dom" else 0.0 for b in blocks]
+    local[:, 13] = [min(b.depth, 60) / 60.0 for b in blocks]
     local[:, 14] = np.arange(n, dtype=np.float32) / n
     local[:, 17] = np.log1p(nlinks)
     tag_onehot = np.zeros((n, len(TAG_GROUP_NAMES)), dtype=np.float32)
     tag_onehot[np.arange(n), tag_idx] = 1.0
-    path_mat = np.array(path_rows, dtype=np.float32)
-    attr_mat = np.array(attr_rows, dtype=np.float32)
     total_chars = float(chars_arr.sum()) or 1.0
     total_words = float(words_arr.sum()) or 1.0
     local[:, 15] = (np.cumsum(chars_arr) - chars_arr) / total_chars
@@ -328,13 +326,9 @@ def block_features(page: Page) -> np.ndarray:
     )
 
     # Tag-path groups: boilerplate repeats a path with little text; prose shares one path.
-    group_words: dict[str, float] = {}
-    group_count: dict[str, int] = {}
-    for b, w in zip(blocks, words_arr, strict=True):
-        group_words[b.path] = group_words.get(b.path, 0.0) + float(w)
-        group_count[b.path] = group_count.get(b.path, 0) + 1
-    path_share = np.array([group_words[b.path] / total_words for b in blocks], dtype=np.float32)
-    path_count = np.array([math.log1p(group_count[b.path]) for b in blocks], dtype=np.float32)
+    path_arr = np.asarray(path_of, dtype=np.intp)
+    path_share = np.bincount(path_arr, weights=words_arr)[path_arr] / total_words
+    path_count = np.log1p(np.bincount(path_arr)[path_arr].astype(np.float64))
 
     # Containers: share of the page's prose ("good" blocks) inside each ancestor.
     good = (words_arr >= GOOD_MIN_WORDS) & (link_arr < GOOD_MAX_LINK_DENSITY)

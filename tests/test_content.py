@@ -1,0 +1,137 @@
+"""The main-content model: plain-data model file, determinism, and what a reader would keep."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from blockdex import extract, segment
+from blockdex.features import CONTEXT_NAMES, FEATURE_NAMES, block_features
+from blockdex.predict import DEFAULT_PREDICTOR, get_predictor
+from blockdex.predict.content import ContentModel, ContentPredictor, Forest
+
+PAGES = Path(__file__).parent / "data" / "pages"
+
+
+def text_of(name: str) -> str:
+    return extract((PAGES / name).read_text(encoding="utf-8"), output="text")
+
+
+def test_model_file_is_plain_json_and_loads_without_pickle() -> None:
+    raw = resources.files("blockdex.predict").joinpath("content_model.json").read_bytes()
+    assert not raw.startswith(b"\x80")  # not a pickle stream
+    spec = json.loads(raw)
+    assert spec["format"] == "blockdex-content-model"
+    assert spec["features"] == list(FEATURE_NAMES)
+    assert spec["context_features"] == list(CONTEXT_NAMES)
+    model = ContentModel(spec)
+    assert 0.0 < model.threshold < 1.0
+    assert len(raw) < 5_000_000  # a few MB at most
+
+
+def test_content_is_the_default_predictor() -> None:
+    assert DEFAULT_PREDICTOR == "content"
+    assert isinstance(get_predictor("content"), ContentPredictor)
+
+
+def test_predictions_are_deterministic(article_html: str) -> None:
+    page = segment(article_html)
+    a = ContentPredictor().block_probabilities(page)
+    b = ContentPredictor().block_probabilities(segment(article_html))
+    assert np.array_equal(a, b)
+    assert a.shape == (len(page.blocks),) and ((a >= 0) & (a <= 1)).all()
+
+
+def test_forest_matches_a_hand_built_tree() -> None:
+    # one tree: x0 <= 0.5 ? (x1 <= 2 ? -1 : 1) : 3
+    spec = {
+        "feature": [0, 1, 0, 0, 0],
+        "threshold": [0.5, 2.0, "inf", "inf", "inf"],
+        "left": [1, 2, 2, 3, 4],
+        "right": [4, 3, 2, 3, 4],
+        "value": [0, 0, -1.0, 1.0, 3.0],
+        "roots": [0],
+        "depth": 2,
+    }
+    forest = Forest(spec)
+    X = np.array([[0.1, 1.0], [0.1, 5.0], [0.9, 0.0]])
+    assert forest.raw(X).tolist() == [-1.0, 1.0, 3.0]
+
+
+def test_model_with_other_features_is_refused() -> None:
+    raw = resources.files("blockdex.predict").joinpath("content_model.json").read_text()
+    spec = json.loads(raw)
+    spec["features"] = spec["features"][:-1]
+    with pytest.raises(Exception, match="retrain"):
+        ContentModel(spec)
+
+
+def test_article_drops_navigation_footer_and_keeps_the_story(article_html: str) -> None:
+    text = extract(article_html, output="text")
+    assert "How Tidal Power Plants Store Energy" in text
+    assert "The trick that makes the lagoon flexible is pumping." in text
+    assert "Flood generation" in text  # the data table
+    assert "Privacy policy" not in text and "Accept all" not in text
+
+
+def test_blog_keeps_the_post_and_drops_comments_share_and_related() -> None:
+    text = text_of("blog.html")
+    assert "Why I switched my garden to drip irrigation" in text
+    assert "Each emitter delivers two litres an hour" in text
+    assert "chewed by something, probably a squirrel" in text
+    for boilerplate in ("Share on Facebook", "You might also like", "Leave a reply", "Theme by"):
+        assert boilerplate not in text
+    assert "Which timer did you use?" not in text
+
+
+def test_product_page_keeps_description_and_specifications() -> None:
+    text = text_of("product.html")
+    assert "Fieldline 40 L Hiking Backpack" in text
+    assert "ventilated back panel" in text
+    assert "210D recycled nylon ripstop" in text
+    for boilerplate in (
+        "Customers also bought",
+        "newsletter",
+        "All rights reserved",
+        "Free shipping",
+    ):
+        assert boilerplate not in text
+
+
+def test_forum_thread_keeps_every_post() -> None:
+    text = text_of("forum.html")
+    assert "smells strongly of acetone" in text
+    assert "An acetone smell means the yeast and bacteria are hungry" in text
+    assert "after two days the smell is gone" in text
+    for boilerplate in ("Similar threads", "Powered by ForumSoft", "Forum rules"):
+        assert boilerplate not in text
+
+
+def test_docs_page_keeps_code_blocks_as_fences() -> None:
+    md = extract((PAGES / "docs.html").read_text(encoding="utf-8"))
+    assert "```python" in md
+    assert 'frame = dl.read_csv("sales.csv", na_values=["n/a", "-"])' in md
+    assert "## Handling missing values" in md
+    for boilerplate in ("Search docs", "Built with Sphinx", "Changelog"):
+        assert boilerplate not in md
+
+
+def test_data_table_is_kept_whole() -> None:
+    md = extract((PAGES / "table.html").read_text(encoding="utf-8"))
+    rows = [" ".join(line.split()) for line in md.splitlines()]
+    assert "| Month | Rainfall (mm) | Rainy days |" in rows
+    for month in ("January", "June", "December"):
+        assert any(r.startswith(f"| {month} |") for r in rows)
+    assert "Annual rainfall averages about 738 millimetres." in md
+    for boilerplate in ("We use cookies", "Popular pages", "Terms"):
+        assert boilerplate not in md
+
+
+def test_features_have_the_declared_width(article_html: str) -> None:
+    X = block_features(segment(article_html))
+    assert X.shape[1] == len(FEATURE_NAMES)
+    assert np.isfinite(X).all()
