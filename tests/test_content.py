@@ -135,3 +135,20 @@ def test_features_have_the_declared_width(article_html: str) -> None:
     X = block_features(segment(article_html))
     assert X.shape[1] == len(FEATURE_NAMES)
     assert np.isfinite(X).all()
+
+
+def test_heuristic_predictor_needs_no_model_and_keeps_the_story() -> None:
+    from blockdex.predict.heuristic import HeuristicPredictor
+
+    html = (PAGES / "blog.html").read_text(encoding="utf-8")
+    text = extract(html, output="text", predictor="heuristic")
+    assert "Each emitter delivers two litres an hour" in text
+    assert "What it cost" in text  # short heading kept next to prose
+    assert "Share on Facebook" not in text and "You might also like" not in text
+    assert get_predictor("heuristic").name == HeuristicPredictor.name
+
+
+def test_page_without_content_gives_a_reason_not_silence() -> None:
+    html = "<html><body><nav><a href='/a'>Home</a> <a href='/b'>About</a></nav></body></html>"
+    sel = ContentPredictor().predict(segment(html))
+    assert sel.indices or sel.warnings

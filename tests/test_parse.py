@@ -71,3 +71,29 @@ def test_unusable_input_raises_a_clear_error(data: bytes, error: type, words: st
 def test_size_limit() -> None:
     with pytest.raises(PageTooLarge, match="over the limit"):
         parse_html(b"<p>" + b"a" * 2000 + b"</p>", limits=ParseLimits(max_input_bytes=1000))
+
+
+def test_metadata_from_meta_tags_and_json_ld() -> None:
+    doc = parse_html(
+        '<html lang="pt-BR"><head><title>Page</title>'
+        '<meta property="og:site_name" content="Folha Verde">'
+        '<link rel="canonical" href="https://example.org/a">'
+        '<meta property="article:published_time" content="2026-03-14T09:00:00Z">'
+        '<script type="application/ld+json">{"@graph": [{"@type": "NewsArticle", '
+        '"author": [{"@type": "Person", "name": "Ana Souza"}, {"name": "Rui Lima"}], '
+        '"datePublished": "2020-01-01"}]}</script></head><body><p>x</p></body></html>'
+    )
+    assert doc.meta["site_name"] == "Folha Verde"
+    assert doc.meta["canonical"] == "https://example.org/a"
+    assert doc.meta["date"] == "2026-03-14T09:00:00Z"  # meta tag wins over JSON-LD
+    assert doc.meta["author"] == "Ana Souza, Rui Lima"  # JSON-LD fills what tags lack
+    assert doc.meta["language"] == "pt-BR"
+    assert doc.title == "Page"
+
+
+def test_broken_json_ld_is_ignored() -> None:
+    doc = parse_html(
+        '<html><head><script type="application/ld+json">{not json</script></head>'
+        "<body><p>x</p></body></html>"
+    )
+    assert "author" not in doc.meta

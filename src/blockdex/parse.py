@@ -177,45 +177,121 @@ class Document:
     cleaned: bool = False
 
 
-def _meta_content(tree: LexborHTMLParser, selector: str) -> str:
-    node = tree.css_first(selector)
-    if node is None:
-        return ""
-    value = node.attributes.get("content") or node.attributes.get("href") or ""
-    return " ".join(value.split())
-
-
-# Metadata fields and where they are read from, first hit wins.
+# Metadata fields and the meta/link keys they are read from, in order of preference.
 _META_SOURCES: dict[str, tuple[str, ...]] = {
-    "og_title": (
-        'meta[property="og:title"]',
-        'meta[name="og:title"]',
-        'meta[name="twitter:title"]',
+    "og_title": ("og:title", "twitter:title"),
+    "description": ("description", "og:description", "twitter:description"),
+    "site_name": ("og:site_name", "application-name"),
+    "author": (
+        "author",
+        "article:author",
+        "byl",
+        "dc.creator",
+        "parsely-author",
+        "sailthru.author",
     ),
-    "description": ('meta[name="description"]', 'meta[property="og:description"]'),
-    "site_name": ('meta[property="og:site_name"]', 'meta[name="application-name"]'),
-    "author": ('meta[name="author"]', 'meta[property="article:author"]', 'meta[name="byl"]'),
     "date": (
-        'meta[property="article:published_time"]',
-        'meta[name="date"]',
-        'meta[name="pubdate"]',
-        'meta[itemprop="datePublished"]',
-        'meta[name="dc.date"]',
+        "article:published_time",
+        "datepublished",
+        "date",
+        "pubdate",
+        "publishdate",
+        "dc.date",
+        "dc.date.issued",
+        "parsely-pub-date",
+        "sailthru.date",
     ),
-    "canonical": ('link[rel="canonical"]', 'meta[property="og:url"]'),
-    "keywords": ('meta[name="keywords"]',),
+    "modified": ("article:modified_time", "datemodified", "og:updated_time"),
+    "canonical": ("canonical", "og:url"),
+    "keywords": ("keywords", "news_keywords"),
+    "language": ("content-language", "og:locale"),
 }
+_META_KEY_FIELD = {key: name for name, keys in _META_SOURCES.items() for key in keys}
+# JSON-LD properties (schema.org) → metadata fields, used when meta tags lack them.
+_JSONLD_FIELDS = {
+    "headline": "og_title",
+    "datePublished": "date",
+    "dateModified": "modified",
+    "author": "author",
+    "publisher": "site_name",
+    "description": "description",
+    "inLanguage": "language",
+}
+_MAX_JSONLD_CHARS = 1_000_000
+
+
+def _jsonld_name(value: object) -> str:
+    """A schema.org value as text: strings as they are, objects by their name, lists joined."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        name = value.get("name")
+        return name if isinstance(name, str) else ""
+    if isinstance(value, list):
+        return ", ".join(n for n in (_jsonld_name(v) for v in value[:10]) if n)
+    return ""
+
+
+def _jsonld_metadata(tree: LexborHTMLParser) -> dict[str, str]:
+    import json
+
+    found: dict[str, str] = {}
+    for node in tree.css('script[type="application/ld+json"]'):
+        code = node.text(deep=True)
+        if not code or len(code) > _MAX_JSONLD_CHARS:
+            continue
+        try:
+            data = json.loads(code)
+        except ValueError:
+            continue
+        items = data if isinstance(data, list) else [data]
+        expanded: list[object] = []
+        for item in items:
+            if isinstance(item, dict) and isinstance(item.get("@graph"), list):
+                expanded.extend(item["@graph"])
+            else:
+                expanded.append(item)
+        for item in expanded:
+            if not isinstance(item, dict):
+                continue
+            for prop, key in _JSONLD_FIELDS.items():
+                if key not in found and prop in item:
+                    text = " ".join(_jsonld_name(item[prop]).split())
+                    if text:
+                        found[key] = text
+    return found
 
 
 def read_metadata(tree: LexborHTMLParser) -> tuple[str, dict[str, str]]:
-    """Title and metadata from ``<title>``, Open Graph and common meta tags."""
+    """Title and metadata from ``<title>``, meta tags (Open Graph, Dublin Core…) and JSON-LD."""
+    candidates: dict[str, dict[str, str]] = {}
+    for node in tree.css("meta, link[rel]"):
+        attrs = node.attributes
+        if node.tag == "link":
+            rels = (attrs.get("rel") or "").lower().split()
+            if "canonical" in rels and attrs.get("href"):
+                candidates.setdefault("canonical", {})["canonical"] = attrs["href"] or ""
+            continue
+        key = (
+            attrs.get("property")
+            or attrs.get("name")
+            or attrs.get("itemprop")
+            or attrs.get("http-equiv")
+            or ""
+        ).lower()
+        name = _META_KEY_FIELD.get(key)
+        value = attrs.get("content")
+        if name and value and value.strip():
+            candidates.setdefault(name, {}).setdefault(key, " ".join(value.split()))
     meta: dict[str, str] = {}
-    for key, selectors in _META_SOURCES.items():
-        for sel in selectors:
-            value = _meta_content(tree, sel)
-            if value:
-                meta[key] = value
+    for name, keys in _META_SOURCES.items():
+        got = candidates.get(name, {})
+        for key in keys:
+            if key in got:
+                meta[name] = got[key]
                 break
+    for name, value in _jsonld_metadata(tree).items():
+        meta.setdefault(name, value)
     title_node = tree.css_first("title")
     html_title = " ".join(title_node.text().split()) if title_node is not None else ""
     if html_title:
@@ -223,7 +299,7 @@ def read_metadata(tree: LexborHTMLParser) -> tuple[str, dict[str, str]]:
     html_node = tree.css_first("html")
     if html_node is not None:
         lang = html_node.attributes.get("lang") or html_node.attributes.get("xml:lang")
-        if lang:
+        if lang and lang.strip():
             meta["language"] = lang.strip()
     title = meta.get("og_title") or html_title
     if not title:

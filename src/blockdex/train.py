@@ -42,7 +42,7 @@ from blockdex.features import (
     context_features,
 )
 
-SHIPPED_DATASETS = ("scrapinghub-aeb", "wcxb", "webmainbench-samples")
+SHIPPED_DATASETS = ("scrapinghub-aeb", "wcxb", "trafilatura-eval", "webmainbench-samples")
 """Datasets whose licences allow shipping a model trained on them (l3s-gn1 is research-only)."""
 
 
@@ -71,6 +71,8 @@ class TrainConfig:
     """Block weight grows with its words (token F1 counts words), capped so one block can't dominate."""
     page_balance: bool = True
     """Scale weights so every page counts about the same (big pages would otherwise rule)."""
+    dataset_balance: float = 0.5
+    """Weights scale with (mean pages per dataset / pages of this dataset) ** this: small sets count."""
     max_pages: int | None = None
 
 
@@ -85,6 +87,8 @@ class PageData:
     share: np.ndarray
     block_tokens: list[list[str]]
     gt_tokens: Counter[str]
+    labelled: np.ndarray | None = None
+    """Blocks with a known label (snippet-only pages label only the blocks holding a snippet)."""
 
 
 @dataclass(slots=True)
@@ -93,9 +97,27 @@ class TrainResult:
     report: dict[str, Any] = field(default_factory=dict)
 
 
+def _snippet_labels(seg: Any, page: EvalPage) -> tuple[np.ndarray, np.ndarray] | None:
+    """Labels from must-have/must-not-have snippets: only blocks holding one are labelled."""
+    norm = [" ".join(b.text.lower().split()) for b in seg.blocks]
+    share = np.zeros(len(norm), dtype=np.float32)
+    known = np.zeros(len(norm), dtype=bool)
+    for snippets, value in ((page.without_snippets, 0.0), (page.with_snippets, 1.0)):
+        for snip in snippets:
+            s = " ".join(snip.lower().split())
+            if len(s) < 8:
+                continue
+            for i, t in enumerate(norm):
+                if s in t:
+                    share[i] = value
+                    known[i] = True
+    return (share, known) if known.any() else None
+
+
 def page_data(page: EvalPage, extractor: Any) -> PageData | None:
     """Segment, featurise and label one page (None when it has no usable ground truth)."""
-    if not page.ground_truth or not page.ground_truth.strip():
+    has_text = bool(page.ground_truth and page.ground_truth.strip())
+    if not has_text and not page.with_snippets:
         return None
     try:
         seg = extractor.segment(page.html, url=page.url)
@@ -103,6 +125,20 @@ def page_data(page: EvalPage, extractor: Any) -> PageData | None:
         return None
     if not seg.blocks:
         return None
+    if not has_text:
+        labels = _snippet_labels(seg, page)
+        if labels is None:
+            return None
+        return PageData(
+            id=page.id,
+            dataset=page.dataset,
+            X=block_features(seg),
+            groups=block_groups(seg),
+            share=labels[0],
+            block_tokens=[word_tokens(b.text) for b in seg.blocks],
+            gt_tokens=Counter(),
+            labelled=labels[1],
+        )
     return PageData(
         id=page.id,
         dataset=page.dataset,
@@ -136,12 +172,17 @@ def collect(
 
 
 def _weights(data: list[PageData], cfg: TrainConfig) -> np.ndarray:
+    per_dataset = Counter(d.dataset for d in data)
+    mean_pages = len(data) / max(len(per_dataset), 1)
     ws = []
     for d in data:
         w = np.array([min(len(t), cfg.word_weight_cap) + 1.0 for t in d.block_tokens])
         w = np.sqrt(w)
         if cfg.page_balance:
             w = w * (len(w) / w.sum()) * (200.0 / max(len(w), 200)) ** 0.5
+        w = w * (mean_pages / per_dataset[d.dataset]) ** cfg.dataset_balance
+        if d.labelled is not None:
+            w = np.where(d.labelled, w, 0.0)
         ws.append(w)
     return np.concatenate(ws)
 
@@ -185,10 +226,11 @@ def page_f1(pred_blocks: np.ndarray, d: PageData) -> float:
 
 
 def best_threshold(probs: list[np.ndarray], data: list[PageData]) -> tuple[float, float]:
-    """The probability threshold with the highest mean page F1, and that F1."""
+    """The probability threshold with the highest mean page F1 (pages with full ground truth)."""
     best = (0.5, -1.0)
+    pairs = [(p, d) for p, d in zip(probs, data, strict=True) if d.labelled is None]
     for t in np.arange(0.2, 0.81, 0.025):
-        f1 = float(np.mean([page_f1(p >= t, d) for p, d in zip(probs, data, strict=True)]))
+        f1 = float(np.mean([page_f1(p >= t, d) for p, d in pairs]))
         if f1 > best[1]:
             best = (float(round(t, 3)), f1)
     return best
@@ -286,7 +328,9 @@ def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
     t2, f1_stage2 = best_threshold(_split_pages(oof2, data), data)
     per_dataset: dict[str, float] = {}
     for name in sorted({d.dataset for d in data}):
-        idx = [i for i, d in enumerate(data) if d.dataset == name]
+        idx = [i for i, d in enumerate(data) if d.dataset == name and d.labelled is None]
+        if not idx:
+            continue
         probs = _split_pages(oof2, data)
         per_dataset[name] = float(np.mean([page_f1(probs[i] >= t2, data[i]) for i in idx]))
     imp = stage2.feature_importance("gain")

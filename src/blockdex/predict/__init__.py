@@ -33,6 +33,7 @@ _REGISTRY: dict[str, str | PredictorFactory] = {
     "all": "blockdex.predict.basic:AllPredictor",
     "oracle": "blockdex.predict.basic:OraclePredictor",
     "content": "blockdex.predict.content:ContentPredictor",
+    "heuristic": "blockdex.predict.heuristic:HeuristicPredictor",
 }
 
 # One-line descriptions shown by `blockdex methods` and `--help`.
@@ -40,6 +41,7 @@ DESCRIPTIONS: dict[str, str] = {
     "all": "keep every block (the page's full cleaned text)",
     "oracle": "keep the blocks given in advance (tests and evaluation ceilings)",
     "content": "main content by blockdex's trained two-stage tree model (offline, CPU)",
+    "heuristic": "main content by rules only (main container, link density, class names)",
 }
 
 DEFAULT_PREDICTOR = "content"

@@ -55,19 +55,23 @@ class Forest:
                 raise ValueError("model arrays have different lengths")
         if n_nodes and (self.left.max() >= n_nodes or self.right.max() >= n_nodes):
             raise ValueError("model child index out of range")
+        # children[2 * node + went_left]: one gather per level picks the next node
+        self._children = np.stack([self.right, self.left], axis=1).ravel()
 
     def raw(self, X: np.ndarray) -> np.ndarray:
         """Sum of the trees' leaf values for each row of ``X``."""
         n = X.shape[0]
         if n == 0:
             return np.zeros(0)
-        Xt = np.ascontiguousarray(X.T, dtype=np.float64)
-        cols = np.arange(n)[None, :]
-        node = np.repeat(self.roots[:, None], n, axis=1)
+        Xd = np.ascontiguousarray(X, dtype=np.float64)
+        flat = Xd.ravel()
+        row_base = (np.arange(n) * Xd.shape[1])[:, None]
+        node = np.repeat(self.roots[None, :], n, axis=0)  # (rows, trees)
+        children, feature, threshold = self._children, self.feature, self.threshold
         for _ in range(self.depth):
-            go_left = Xt[self.feature[node], cols] <= self.threshold[node]
-            node = np.where(go_left, self.left[node], self.right[node])
-        return self.value[node].sum(axis=0)
+            went_left = flat[row_base + feature[node]] <= threshold[node]
+            node = children[2 * node + went_left]
+        return self.value[node].sum(axis=1)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Probabilities (logistic link)."""
