@@ -41,7 +41,7 @@ def test_selected_list_items_get_their_list_back() -> None:
     html = render(page, sel, "html")
     assert "<ul><li>slow mode</li><li>other mode</li></ul>" in html
     assert "fast mode" not in html
-    assert render(page, sel, "markdown").strip() == "- slow mode\n- other mode"
+    assert render(page, sel, "markdown").strip() == "# Doc page\n\n- slow mode\n- other mode"
 
 
 def test_selected_rows_get_their_table_back() -> None:

@@ -17,6 +17,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from blockdex.parse import Document
 
@@ -154,13 +155,25 @@ def _long_strings(obj: object, keys: frozenset[str] | None, min_chars: int) -> I
             yield value
 
 
-def _json_after_assignment(code: str, start: int) -> object | None:
-    """Parse the JSON value that starts at ``code[start]`` (object literal of a state assignment)."""
-    try:
-        value, _ = json.JSONDecoder().raw_decode(code, start)
-    except (json.JSONDecodeError, ValueError):
-        return None
-    return value
+@lru_cache(maxsize=8)
+def _long_literal_re(min_chars: int) -> re.Pattern[str]:
+    return re.compile(r'"((?:[^"\\\n]|\\.){' + str(min_chars) + r',})"')
+
+
+def _prose_literals(code: str, min_chars: int) -> Iterator[str]:
+    """Long JSON string literals in framework state that read like prose.
+
+    A regex over the source finds them without parsing megabytes of state into Python objects
+    (a full ``json.loads`` and walk cost more than the rest of the page's cleaning).
+    """
+    for m in _long_literal_re(min_chars).finditer(code):
+        raw = m.group(1)
+        if raw[:300].count(" ") < 15:
+            continue  # ids, base64, URLs and labels have few spaces; prose has many
+        try:
+            yield json.loads(f'"{raw}"')
+        except ValueError:
+            continue
 
 
 def _script_candidates(doc: Document, cfg: CleanConfig) -> Iterator[str]:
@@ -177,17 +190,11 @@ def _script_candidates(doc: Document, cfg: CleanConfig) -> Iterator[str]:
                 continue
             yield from _long_strings(data, JSONLD_TEXT_KEYS, cfg.min_rescued_chars)
         elif sid in STATE_SCRIPT_IDS or (stype == "application/json" and sid):
-            try:
-                data = json.loads(code)
-            except (json.JSONDecodeError, ValueError):
-                continue
-            yield from _long_strings(data, None, cfg.min_rescued_chars)
+            yield from _prose_literals(code, cfg.min_rescued_chars)
         else:
             m = _STATE_ASSIGN_RE.search(code) if any(n in code for n in _STATE_NAMES) else None
             if m:
-                data = _json_after_assignment(code, m.end())
-                if data is not None:
-                    yield from _long_strings(data, None, cfg.min_rescued_chars)
+                yield from _prose_literals(code[m.end() :], cfg.min_rescued_chars)
             if "write" in code or "innerHTML" in code:
                 for w in _JS_HTML_WRITE_RE.finditer(code):
                     s = _unescape_js(w.group("s"))

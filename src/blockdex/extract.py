@@ -18,7 +18,7 @@ from blockdex.predict import (
     Predictor,
     get_predictor,
 )
-from blockdex.render import FORMATS, html_to_markdown, render, selection_json
+from blockdex.render import FORMATS, render, selection_json, selection_markdown
 from blockdex.segment import DEFAULT_SEGMENT, SegmentConfig, segment_document
 
 
@@ -47,7 +47,7 @@ class Extraction:
 
     @property
     def markdown(self) -> str:
-        return html_to_markdown(self.html)
+        return selection_markdown(self.page, self.selection)
 
     @property
     def text(self) -> str:

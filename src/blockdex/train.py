@@ -58,12 +58,12 @@ class TrainConfig:
     folds: int = 4
     """Folds for the out-of-fold stage-1 probabilities stage 2 learns from."""
     seed: int = 20261122
-    n_trees: int = 150
-    """Boosting rounds per stage: enough to converge, few enough for fast numpy inference."""
-    max_depth: int = 6
+    n_trees: int = 250
+    """Boosting rounds per stage (measured: 250 beat 80 and 150 on every dev split)."""
+    max_depth: int = 7
     """Shallow trees bound inference work (one numpy step per level)."""
-    num_leaves: int = 40
-    learning_rate: float = 0.08
+    num_leaves: int = 63
+    learning_rate: float = 0.06
     min_child_samples: int = 40
     feature_fraction: float = 0.8
     bagging_fraction: float = 0.8
@@ -226,11 +226,22 @@ def page_f1(pred_blocks: np.ndarray, d: PageData) -> float:
 
 
 def best_threshold(probs: list[np.ndarray], data: list[PageData]) -> tuple[float, float]:
-    """The probability threshold with the highest mean page F1 (pages with full ground truth)."""
+    """The threshold with the highest macro F1: per-dataset mean page F1, averaged over datasets.
+
+    Macro, so the largest dataset does not choose the threshold for all page types (the targets
+    are per dataset). Pages with snippet labels only are left out (no full ground truth).
+    """
+    by_dataset: dict[str, list[tuple[np.ndarray, PageData]]] = {}
+    for p, d in zip(probs, data, strict=True):
+        if d.labelled is None:
+            by_dataset.setdefault(d.dataset, []).append((p, d))
     best = (0.5, -1.0)
-    pairs = [(p, d) for p, d in zip(probs, data, strict=True) if d.labelled is None]
     for t in np.arange(0.2, 0.81, 0.025):
-        f1 = float(np.mean([page_f1(p >= t, d) for p, d in pairs]))
+        f1 = float(
+            np.mean(
+                [np.mean([page_f1(p >= t, d) for p, d in pairs]) for pairs in by_dataset.values()]
+            )
+        )
         if f1 > best[1]:
             best = (float(round(t, 3)), f1)
     return best
@@ -366,13 +377,17 @@ def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
 def save_model(model: dict[str, Any], path: str | Path) -> None:
     """Write a model as compact JSON (floats rounded to float32 precision)."""
 
-    def compact(o: Any) -> Any:
+    def compact(o: Any, exact: bool = False) -> Any:
         if isinstance(o, float):
-            return float(f"{o:.7g}") if np.isfinite(o) else ("inf" if o > 0 else "-inf")
+            if not np.isfinite(o):
+                return "inf" if o > 0 else "-inf"
+            return o if exact else float(f"{o:.7g}")
         if isinstance(o, dict):
-            return {k: compact(v) for k, v in o.items()}
+            # split thresholds keep full precision: rounding could move one across a feature
+            # value and flip a decision; leaf values only add up, so 7 digits are plenty
+            return {k: compact(v, exact or k == "threshold") for k, v in o.items()}
         if isinstance(o, list | tuple):
-            return [compact(v) for v in o]
+            return [compact(v, exact) for v in o]
         return o
 
     Path(path).write_text(json.dumps(compact(model), separators=(",", ":")), encoding="utf-8")
@@ -409,7 +424,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--split", default="train", choices=("train", "dev", "all"))
     p.add_argument(
-        "--trees", type=int, default=TrainConfig.n_trees, help="boosting rounds per stage"
+        "--trees", type=int, default=TrainConfig().n_trees, help="boosting rounds per stage"
     )
     p.add_argument("--limit", type=int, default=None, help="at most N pages per dataset")
     p.add_argument("--out", required=True, help="where to write the model JSON")

@@ -57,21 +57,27 @@ class Forest:
             raise ValueError("model child index out of range")
         # children[2 * node + went_left]: one gather per level picks the next node
         self._children = np.stack([self.right, self.left], axis=1).ravel()
+        # Features are float32, so x <= t (float64) exactly when x <= the largest float32 <= t:
+        # comparing in float32 halves the memory traffic and changes no decision.
+        thr32 = self.threshold.astype(np.float32)
+        over = thr32.astype(np.float64) > self.threshold
+        thr32[over] = np.nextafter(thr32[over], np.float32(-np.inf))
+        self._threshold32 = thr32
 
     def raw(self, X: np.ndarray) -> np.ndarray:
         """Sum of the trees' leaf values for each row of ``X``."""
         n = X.shape[0]
         if n == 0:
             return np.zeros(0)
-        Xd = np.ascontiguousarray(X, dtype=np.float64)
-        flat = Xd.ravel()
-        row_base = (np.arange(n) * Xd.shape[1])[:, None]
+        flat = np.ascontiguousarray(X, dtype=np.float32).ravel()
+        row_base = (np.arange(n) * X.shape[1])[:, None]
         node = np.repeat(self.roots[None, :], n, axis=0)  # (rows, trees)
-        children, feature, threshold = self._children, self.feature, self.threshold
+        children, feature, threshold = self._children, self.feature, self._threshold32
+        take = np.take
         for _ in range(self.depth):
-            went_left = flat[row_base + feature[node]] <= threshold[node]
-            node = children[2 * node + went_left]
-        return self.value[node].sum(axis=1)
+            went_left = take(flat, take(feature, node) + row_base) <= take(threshold, node)
+            node = take(children, 2 * node + went_left)
+        return take(self.value, node).sum(axis=1)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Probabilities (logistic link)."""

@@ -1,0 +1,440 @@
+"""``blockdex bench``: every method on the same human-labelled pages, side by side.
+
+Methods are blockdex predictors (``content``, ``heuristic``, ``all``, … — rendered as text),
+classic baselines registered in :mod:`blockdex.baselines`, and peers
+(:mod:`blockdex.evaluate.peers`). Each page yields a record per method — its scores, or the error
+that method raised (the page then scores as empty output) — so nothing is silently dropped.
+
+Metrics: token P/R/F1 (bags of lower-cased word tokens), optionally LCS P/R/F1 (``--lcs``),
+snippet counts for pages with must-have/must-not-have lists, seconds per page and output tokens.
+Speed is measured in-process per method; ``--jobs N`` runs methods in N processes (faster
+overall, but concurrent methods share the CPU: quote ratios from ``--jobs 1`` runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import random
+import re
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from blockdex.errors import BlockdexError, MissingExtra
+from blockdex.evaluate.datasets import EvalPage, load_dataset, split_of
+from blockdex.evaluate.metrics import lcs_prf, token_prf, word_tokens
+from blockdex.evaluate.peers import PEER_DESCRIPTIONS, make_peer
+
+DEFAULT_METHODS = ("content", "heuristic", "all", "trafilatura", "readability", "resiliparse")
+BOOTSTRAP_SAMPLES = 1000
+"""Resamples for the 95% interval of mean F1 in the plot (enough for two decimals)."""
+
+
+@dataclass(slots=True)
+class PageRecord:
+    """One method on one page."""
+
+    page: str
+    method: str
+    seconds: float
+    tokens: int
+    precision: float | None = None
+    recall: float | None = None
+    f1: float | None = None
+    lcs_f1: float | None = None
+    snippets: tuple[int, int, int, int] | None = None
+    """(with found, with missed, without found, without absent)."""
+    error: str | None = None
+
+
+@dataclass(slots=True)
+class MethodSummary:
+    method: str
+    pages: int
+    errors: int
+    seconds: float
+    scores: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def pages_per_second(self) -> float:
+        return self.pages / self.seconds if self.seconds > 0 else math.inf
+
+
+def method_names() -> dict[str, str]:
+    """Every method the harness can run, with a description."""
+    from blockdex.baselines import DESCRIPTIONS as BASELINE_DESCRIPTIONS
+    from blockdex.predict import DESCRIPTIONS, available_predictors
+
+    out = {n: DESCRIPTIONS.get(n, "") for n in available_predictors() if n != "oracle"}
+    out.update(BASELINE_DESCRIPTIONS)
+    out.update(PEER_DESCRIPTIONS)
+    out["oracle"] = "blocks aligned to the ground truth: the ceiling segmentation allows"
+    return out
+
+
+def make_method(name: str) -> Callable[[EvalPage], str]:
+    """``page → text`` for a predictor, a classic baseline or a peer."""
+    from blockdex.baselines import BASELINES, get_baseline
+    from blockdex.predict import _REGISTRY
+
+    if name == "oracle":
+        from blockdex.evaluate.align import oracle_selection
+        from blockdex.extract import Extractor
+        from blockdex.render import selection_text
+
+        ex = Extractor("all")
+
+        def run_oracle(page: EvalPage) -> str:
+            seg = ex.segment(page.html, url=page.url)
+            return selection_text(seg, oracle_selection(seg, page.ground_truth or ""))
+
+        return run_oracle
+    if name in _REGISTRY:
+        from blockdex.extract import Extractor
+
+        ex = Extractor(name)
+        return lambda page: ex.extract(page.html, url=page.url, query=page.query, output="text")
+    if name in BASELINES:
+        baseline = get_baseline(name)
+        return lambda page: baseline.run(page.html, url=page.url, query=page.query).text
+    if name in PEER_DESCRIPTIONS:
+        fn = make_peer(name)
+        return lambda page: fn(page.html)
+    raise BlockdexError(
+        f"unknown method {name!r}; 'blockdex bench --list' shows the {len(method_names())} known"
+    )
+
+
+def _norm(s: str) -> str:
+    return " ".join(s.lower().split())
+
+
+def score_page(page: EvalPage, method: str, text: str, seconds: float, lcs: bool) -> PageRecord:
+    rec = PageRecord(page=page.id, method=method, seconds=seconds, tokens=len(word_tokens(text)))
+    if page.ground_truth is not None:
+        s = token_prf(text, page.ground_truth)
+        rec.precision, rec.recall, rec.f1 = s.precision, s.recall, s.f1
+        if lcs:
+            rec.lcs_f1 = lcs_prf(text, page.ground_truth).f1
+    if page.with_snippets or page.without_snippets:
+        t = _norm(text)
+        found = sum(_norm(x) in t for x in page.with_snippets)
+        bad = sum(_norm(x) in t for x in page.without_snippets)
+        rec.snippets = (
+            found,
+            len(page.with_snippets) - found,
+            bad,
+            len(page.without_snippets) - bad,
+        )
+    return rec
+
+
+def run_method(
+    method: str, pages: list[EvalPage], *, lcs: bool = False, progress: bool = True
+) -> list[PageRecord]:
+    """Run one method over the pages; every page yields a record (scores or the error)."""
+    from tqdm import tqdm
+
+    fn = make_method(method)
+    if pages:
+        # warm-up outside the clock: model loading and caches are not per-page costs
+        with contextlib.suppress(Exception):
+            fn(pages[0])
+    records = []
+    for page in tqdm(pages, desc=method, disable=not progress, file=sys.stderr, leave=False):
+        t0 = time.perf_counter()
+        error = None
+        try:
+            text = fn(page) or ""
+        except Exception as exc:  # a peer's failure on one page is recorded, not fatal
+            text, error = "", f"{type(exc).__name__}: {str(exc)[:200]}"
+        seconds = time.perf_counter() - t0
+        rec = score_page(page, method, text, seconds, lcs)
+        rec.error = error
+        records.append(rec)
+    return records
+
+
+def summarise_method(method: str, records: list[PageRecord]) -> MethodSummary:
+    s = MethodSummary(
+        method=method,
+        pages=len(records),
+        errors=sum(r.error is not None for r in records),
+        seconds=sum(r.seconds for r in records),
+    )
+    f1 = [r.f1 for r in records if r.f1 is not None]
+    if f1:
+        s.scores["P"] = statistics.fmean(r.precision for r in records if r.precision is not None)
+        s.scores["R"] = statistics.fmean(r.recall for r in records if r.recall is not None)
+        s.scores["F1"] = statistics.fmean(f1)
+        s.scores["F1 median"] = statistics.median(f1)
+    lcs = [r.lcs_f1 for r in records if r.lcs_f1 is not None]
+    if lcs:
+        s.scores["LCS F1"] = statistics.fmean(lcs)
+    snips = [r.snippets for r in records if r.snippets is not None]
+    if snips:
+        tp, fn, fp, _ = (sum(x[i] for x in snips) for i in range(4))
+        p = tp / max(tp + fp, 1)
+        r = tp / max(tp + fn, 1)
+        s.scores["snippet P"] = p
+        s.scores["snippet R"] = r
+        s.scores["snippet F1"] = 2 * p * r / (p + r) if p + r else 0.0
+    s.scores["tokens"] = statistics.fmean(r.tokens for r in records) if records else 0.0
+    return s
+
+
+def bootstrap_ci(values: list[float], seed: int = 0) -> tuple[float, float]:
+    """95% percentile bootstrap interval of the mean."""
+    if len(values) < 2:
+        v = values[0] if values else 0.0
+        return v, v
+    rng = random.Random(seed)
+    n = len(values)
+    means = sorted(statistics.fmean(rng.choices(values, k=n)) for _ in range(BOOTSTRAP_SAMPLES))
+    return means[int(0.025 * BOOTSTRAP_SAMPLES)], means[int(0.975 * BOOTSTRAP_SAMPLES) - 1]
+
+
+def markdown_table(dataset: str, summaries: list[MethodSummary], baseline: str) -> str:
+    if not summaries:
+        return f"### {dataset}\n\n(no method could run)\n"
+    key = "F1" if any("F1" in s.scores for s in summaries) else "snippet F1"
+    cols = [
+        c
+        for c in ("P", "R", "F1", "F1 median", "LCS F1", "snippet P", "snippet R", "snippet F1")
+        if any(c in s.scores for s in summaries)
+    ]
+    base = next((s.pages_per_second for s in summaries if s.method == baseline), None)
+    lines = [
+        f"### {dataset}",
+        "",
+        "| method | " + " | ".join(cols) + f" | pages/s | vs {baseline} | errors |",
+        "|---|" + "---:|" * (len(cols) + 3),
+    ]
+    for s in sorted(summaries, key=lambda s: -s.scores.get(key, -1.0)):
+        vals = " | ".join(f"{s.scores[c]:.3f}" if c in s.scores else "–" for c in cols)
+        ratio = f"{s.pages_per_second / base:.2f}x" if base else "–"
+        lines.append(f"| {s.method} | {vals} | {s.pages_per_second:.1f} | {ratio} | {s.errors} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(
+    dataset: str,
+    records: dict[str, list[PageRecord]],
+    summaries: list[MethodSummary],
+    out_dir: Path,
+) -> list[Path]:
+    """Bar chart of mean F1 with bootstrap 95% intervals, and F1 vs pages/s (log x)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise MissingExtra("matplotlib", "eval", "drawing benchmark plots") from None
+    have = [s for s in summaries if "F1" in s.scores]
+    if not have:
+        return []
+    have.sort(key=lambda s: -s.scores["F1"])
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(dataset).name) or "dataset"
+    paths = []
+    fig, ax = plt.subplots(figsize=(max(4, 0.8 * len(have) + 2), 3.5))
+    means = [s.scores["F1"] for s in have]
+    cis = [bootstrap_ci([r.f1 for r in records[s.method] if r.f1 is not None]) for s in have]
+    err = [
+        [m - lo for m, (lo, _) in zip(means, cis, strict=True)],
+        [hi - m for m, (_, hi) in zip(means, cis, strict=True)],
+    ]
+    ax.bar([s.method for s in have], means, yerr=err, capsize=3, color="#4c72b0")
+    ax.set_ylabel("mean token F1 (95% CI)")
+    ax.set_title(dataset)
+    ax.set_ylim(0, 1)
+    ax.tick_params(axis="x", rotation=45)
+    fig.tight_layout()
+    paths.append(out_dir / f"{stem}-f1.png")
+    fig.savefig(paths[-1], dpi=120)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    for s in have:
+        ax.scatter(s.pages_per_second, s.scores["F1"])
+        ax.annotate(s.method, (s.pages_per_second, s.scores["F1"]), fontsize=7)
+    ax.set_xscale("log")
+    ax.set_xlabel("pages/s (log)")
+    ax.set_ylabel("mean token F1")
+    ax.set_title(dataset)
+    fig.tight_layout()
+    paths.append(out_dir / f"{stem}-speed.png")
+    fig.savefig(paths[-1], dpi=120)
+    plt.close(fig)
+    return paths
+
+
+def _load_pages(dataset: str, split: str, limit: int | None) -> list[EvalPage]:
+    pages = [p for p in load_dataset(dataset) if split == "all" or split_of(p.id) == split]
+    return pages[:limit] if limit else pages
+
+
+def _worker(job: tuple[str, str, str, int | None, bool]) -> tuple[str, list[dict], str | None]:
+    method, dataset, split, limit, lcs = job
+    try:
+        recs = run_method(method, _load_pages(dataset, split, limit), lcs=lcs, progress=False)
+    except (MissingExtra, BlockdexError) as exc:
+        return method, [], str(exc)
+    return method, [asdict(r) for r in recs], None
+
+
+def bench(
+    dataset: str,
+    methods: list[str],
+    *,
+    split: str = "all",
+    limit: int | None = None,
+    lcs: bool = False,
+    jobs: int = 1,
+) -> tuple[dict[str, list[PageRecord]], list[MethodSummary], list[str]]:
+    """Run ``methods`` on one dataset; returns per-page records, summaries and skip notes."""
+    notes: list[str] = []
+    records: dict[str, list[PageRecord]] = {}
+    if jobs > 1:
+        from multiprocessing import get_context
+
+        with get_context("spawn").Pool(jobs) as pool:
+            jobs_list = [(m, dataset, split, limit, lcs) for m in methods]
+            for method, recs, note in pool.imap_unordered(_worker, jobs_list):
+                if note:
+                    notes.append(f"{method} skipped: {note}")
+                else:
+                    records[method] = [PageRecord(**r) for r in recs]
+    else:
+        pages = _load_pages(dataset, split, limit)
+        for method in methods:
+            try:
+                records[method] = run_method(method, pages, lcs=lcs)
+            except (MissingExtra, BlockdexError) as exc:
+                notes.append(f"{method} skipped: {exc}")
+    summaries = [summarise_method(m, records[m]) for m in methods if m in records]
+    return records, summaries, notes
+
+
+def show_page(dataset: str, page_id: str, methods: list[str], top: int = 30) -> str:
+    """Which ground-truth tokens each method missed and which tokens it added."""
+    page = next((p for p in load_dataset(dataset) if p.id == page_id), None)
+    if page is None:
+        raise BlockdexError(f"no page {page_id!r} in {dataset}")
+    lines = [f"page {page_id} ({page.url or 'no url'})"]
+    ref = Counter(word_tokens(page.ground_truth))
+    for method in methods:
+        text = make_method(method)(page)
+        got = Counter(word_tokens(text))
+        s = token_prf(text, page.ground_truth)
+        missed = ref - got
+        extra = got - ref
+        lines.append(f"\n== {method}: P {s.precision:.3f} R {s.recall:.3f} F1 {s.f1:.3f}")
+        lines.append(
+            f"missed ({sum(missed.values())}): "
+            + " ".join(f"{w}×{c}" if c > 1 else w for w, c in missed.most_common(top))
+        )
+        lines.append(
+            f"extra ({sum(extra.values())}): "
+            + " ".join(f"{w}×{c}" if c > 1 else w for w, c in extra.most_common(top))
+        )
+    return "\n".join(lines) + "\n"
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    if args.list:
+        for name, desc in method_names().items():
+            print(f"{name:24s} {desc}")
+        return 0
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    datasets = [d.strip() for d in args.dataset.split(",") if d.strip()]
+    if args.show:
+        print(show_page(datasets[0], args.show, methods), end="")
+        return 0
+    out_dir = Path(args.out) if args.out else None
+    if out_dir:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    report: list[str] = []
+    all_results: dict[str, Any] = {}
+    for dataset in datasets:
+        records, summaries, notes = bench(
+            dataset, methods, split=args.split, limit=args.limit, lcs=args.lcs, jobs=args.jobs
+        )
+        n_pages = len(next(iter(records.values()), []))
+        table = markdown_table(
+            f"{dataset} ({args.split} split, {n_pages} pages)", summaries, args.baseline
+        )
+        table += "".join(f"\n- {n}" for n in notes) + ("\n" if notes else "")
+        print(table)
+        report.append(table)
+        all_results[dataset] = {
+            "summary": {
+                s.method: {
+                    **s.scores,
+                    "pages": s.pages,
+                    "errors": s.errors,
+                    "pages_per_second": s.pages_per_second,
+                }
+                for s in summaries
+            },
+            "pages": {m: [asdict(r) for r in recs] for m, recs in records.items()},
+            "notes": notes,
+        }
+        if out_dir:
+            try:
+                plot(dataset, records, summaries, out_dir)
+            except MissingExtra as exc:
+                print(f"plots skipped: {exc}", file=sys.stderr)
+    if out_dir:
+        (out_dir / "results.json").write_text(json.dumps(all_results, indent=1), encoding="utf-8")
+        command = "blockdex bench " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else ""
+        (out_dir / "results.md").write_text(
+            (f"`{command}`\n\n" if command else "") + "\n".join(report), encoding="utf-8"
+        )
+        print(f"results written to {out_dir}/", file=sys.stderr)
+    return 0
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "bench",
+        help="rank extraction methods on labelled pages (token F1, snippets, speed)",
+        description=(
+            "Run blockdex predictors, classic baselines and peer extractors on the same "
+            "human-labelled pages and rank them. DATASET is a shared dataset name, a JSONL file "
+            "with html/ground_truth_text fields, or a directory of .html + .txt pairs."
+        ),
+    )
+    p.add_argument(
+        "--dataset",
+        "--datasets",
+        dest="dataset",
+        default="scrapinghub-aeb",
+        help="comma-separated dataset names or paths (default: scrapinghub-aeb)",
+    )
+    p.add_argument(
+        "--methods",
+        default=",".join(DEFAULT_METHODS),
+        help=f"comma-separated methods (default: {','.join(DEFAULT_METHODS)})",
+    )
+    p.add_argument(
+        "--split",
+        default="all",
+        choices=("all", "dev", "train"),
+        help="pages to use: blockdex's fixed dev/train split, or all (default)",
+    )
+    p.add_argument("--limit", type=int, default=None, help="at most N pages per dataset")
+    p.add_argument("--lcs", action="store_true", help="also compute LCS-based F1 (slower)")
+    p.add_argument("--jobs", type=int, default=1, help="run methods in N processes")
+    p.add_argument("--baseline", default="trafilatura", help="method speed ratios refer to")
+    p.add_argument("--out", help="directory for results.json, results.md and PNG plots")
+    p.add_argument("--show", metavar="PAGE_ID", help="explain one page: missed and extra tokens")
+    p.add_argument("--list", action="store_true", help="list the methods and exit")
+    p.set_defaults(func=cmd_bench)
