@@ -97,3 +97,17 @@ def test_broken_json_ld_is_ignored() -> None:
         "<body><p>x</p></body></html>"
     )
     assert "author" not in doc.meta
+
+
+def test_unclosed_title_that_swallowed_the_page_is_repaired() -> None:
+    body = "".join(f"<p>Paragraph {i} of the story, with words.</p>" for i in range(40))
+    html = f"<html><head><title>Real headline</titXX\n</head><body>{body}</body></html>"
+    doc = parse_html(html)
+    assert "Paragraph 39" in doc.tree.body.text()
+    assert doc.title.startswith("Real headline")
+    assert any("unclosed <title>" in w for w in doc.warnings)
+
+
+def test_a_normal_long_title_is_left_alone() -> None:
+    doc = parse_html("<html><head><title>" + "word " * 600 + "</title></head><body><p>x</p></body>")
+    assert not doc.warnings

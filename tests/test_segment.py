@@ -255,3 +255,16 @@ def test_random_html_never_crashes(html: str, data: st.DataObject) -> None:
     selection = Selection.from_indices(chosen)
     for fmt in ("markdown", "text", "html", "json"):
         assert isinstance(render(page, selection, fmt), str)
+
+
+def test_noscript_holding_the_page_is_kept_and_a_tracking_noscript_dropped() -> None:
+    posts = "".join(
+        f"<p>Post {i}: a reply in the forum thread with several words.</p>" for i in range(30)
+    )
+    html = (
+        "<body><noscript><img src='/pixel.gif'>Please enable JavaScript</noscript>"
+        f"<section id='app'></section><noscript><div class='topic'>{posts}</div></noscript></body>"
+    )
+    texts = [b.text for b in segment(html).blocks]
+    assert texts[0].startswith("Post 0:") and len(texts) == 30
+    assert all("enable JavaScript" not in t for t in texts)

@@ -44,6 +44,8 @@ class CleanConfig:
     """Only words this long are probes: short words occur on every page."""
     min_probe_words: int = 15
     """Fragments with fewer long words are UI strings, not content."""
+    noscript_content_chars: int = 1000
+    """A <noscript> with this much text is the page's no-JS content and is kept (0: drop all)."""
 
 
 DEFAULT_CLEAN = CleanConfig()
@@ -263,9 +265,26 @@ def new_fragments(
     return found
 
 
-def drop_noise(doc: Document) -> None:
+def keep_content_noscripts(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> int:
+    """Unwrap ``<noscript>`` elements that hold a page's content; returns how many.
+
+    Usually a noscript holds a tracking pixel or "please enable JavaScript". But server-rendered
+    apps (Discourse forums, some SPAs) put the whole readable page there, as the no-JS fallback a
+    crawler or screen reader gets; dropping it would leave the page empty.
+    """
+    kept = 0
+    for node in doc.tree.css("noscript"):
+        if len(node.text(deep=True, separator=" ").strip()) >= cfg.noscript_content_chars:
+            node.unwrap()
+            kept += 1
+    return kept
+
+
+def drop_noise(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> None:
     """Remove noise elements, hidden elements and comments from the tree, in place."""
     tree = doc.tree
+    if cfg.noscript_content_chars:
+        keep_content_noscripts(doc, cfg)
     tree.strip_tags(list(NOISE_TAGS), recursive=True)
     for node in tree.css(HIDDEN_SELECTOR):
         node.decompose()
@@ -276,7 +295,7 @@ def clean_document(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> Document:
     if doc.cleaned:
         return doc
     candidates = script_candidates(doc, cfg) if cfg.rescue_scripts else []
-    drop_noise(doc)
+    drop_noise(doc, cfg)
     if candidates:
         body = doc.tree.body
         visible = body.text(separator=" ") if body is not None else ""

@@ -116,6 +116,9 @@ def cmd_extract(args: argparse.Namespace) -> int:
     extractor = _make_extractor(args)
     result = extractor.run(data, url=args.url or url, query=args.query, content_type=ctype)
     out = result.render(args.format)
+    if args.format != "json":  # JSON carries the warnings in its "warnings" field
+        for warning in (*result.page.warnings, *result.selection.warnings):
+            print(f"blockdex: warning: {warning}", file=sys.stderr)
     if not result.selection and args.format != "json":
         reason = (
             "no block matched the query"

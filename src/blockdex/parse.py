@@ -27,6 +27,10 @@ class ParseLimits:
     """How much of the start is inspected for BOM, meta charset and binary signatures."""
     max_control_ratio: float = 0.05
     """Share of control characters in the sniffed text above which input is treated as binary."""
+    swallowed_chars: int = 300
+    """A title/textarea/iframe holding this much text may have swallowed the page's markup…"""
+    swallowed_tags: int = 5
+    """…and it did when that text holds this many tags."""
 
 
 DEFAULT_LIMITS = ParseLimits()
@@ -331,7 +335,51 @@ def parse_html(
     if "\x00" in text:
         text = text.replace("\x00", "\ufffd")
     tree = LexborHTMLParser(text)
+    warnings: list[str] = []
+    repaired = repair_swallowed_markup(tree, text, limits)
+    if repaired is not None:
+        text, tag = repaired
+        tree = LexborHTMLParser(text)
+        warnings.append(f"an unclosed <{tag}> held the page's markup as text; it was closed")
     title, meta = read_metadata(tree)
     return Document(
-        tree=tree, url=url, title=title, meta=meta, encoding=encoding, html_chars=len(text)
+        tree=tree,
+        url=url,
+        title=title,
+        meta=meta,
+        encoding=encoding,
+        html_chars=len(text),
+        warnings=warnings,
     )
+
+
+# Elements whose content the HTML parser reads as plain text up to their end tag: one left
+# unclosed (or with a mangled end tag) swallows the rest of the page, which then looks empty.
+SWALLOWING_TAGS = ("title", "textarea", "xmp", "noembed", "noframes", "iframe")
+_MARKUP_RE = re.compile(r"<[a-zA-Z!/]")
+
+
+def repair_swallowed_markup(
+    tree: LexborHTMLParser, text: str, limits: ParseLimits = DEFAULT_LIMITS
+) -> tuple[str, str] | None:
+    """When a raw-text element swallowed the page, the text with that element closed early.
+
+    Returns ``(repaired_text, tag)`` or None when nothing was swallowed. The element is closed
+    right before the first markup inside it, which is what its author meant.
+    """
+    for node in tree.css(",".join(SWALLOWING_TAGS)):
+        inner = node.text(deep=True)
+        if len(inner) < limits.swallowed_chars:
+            continue
+        if len(_MARKUP_RE.findall(inner, 0, 1 << 16)) < limits.swallowed_tags:
+            continue
+        tag = node.tag
+        start = re.search(rf"<{tag}\b[^>]*>", text, re.I)
+        if start is None:
+            return None
+        first_markup = _MARKUP_RE.search(text, start.end())
+        if first_markup is None:
+            return None
+        cut = first_markup.start()
+        return text[:cut] + f"</{tag}>" + text[cut:], tag
+    return None

@@ -116,7 +116,7 @@ def _snippet_labels(seg: Any, page: EvalPage) -> tuple[np.ndarray, np.ndarray] |
 
 def page_data(page: EvalPage, extractor: Any) -> PageData | None:
     """Segment, featurise and label one page (None when it has no usable ground truth)."""
-    has_text = bool(page.ground_truth and page.ground_truth.strip())
+    has_text = page.ground_truth is not None  # "" is a label too: a page without content
     if not has_text and not page.with_snippets:
         return None
     try:

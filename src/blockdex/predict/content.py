@@ -32,8 +32,6 @@ from blockdex.features import (
 from blockdex.page import Page, Selection
 
 MODEL_RESOURCE = "content_model.json"
-FALLBACK_SHARE = 0.5
-"""When no block reaches the threshold, blocks within this share of the best probability are kept."""
 
 
 class Forest:
@@ -157,10 +155,10 @@ class ContentPredictor:
         keep = probs >= self.threshold
         warnings: tuple[str, ...] = ()
         if not keep.any():
-            keep = probs >= FALLBACK_SHARE * probs.max()
+            # Pages without content exist (app shells, error pages): say so rather than guess.
             warnings = (
-                f"no block looked like main content (best probability {probs.max():.2f}); "
-                "kept the most likely blocks",
+                f"no block looked like main content (best probability {probs.max():.2f} < "
+                f"{self.threshold:.2f}); use --predictor all to get the whole page",
             )
         indices = [b.index for b, k in zip(page.blocks, keep, strict=True) if k]
         scores = {b.index: float(p) for b, p in zip(page.blocks, probs, strict=True)}
