@@ -159,3 +159,10 @@ def test_page_without_content_gives_a_reason_not_silence() -> None:
     html = "<html><body><nav><a href='/a'>Home</a> <a href='/b'>About</a></nav></body></html>"
     sel = ContentPredictor().predict(segment(html))
     assert sel.indices or sel.warnings
+
+
+def test_skipping_stage_two_for_confident_blocks_keeps_every_decision() -> None:
+    fast, exact = ContentPredictor(), ContentPredictor(exact=True)
+    for path in sorted(PAGES.glob("*.html")):
+        page = segment(path.read_text(encoding="utf-8"))
+        assert fast.predict(page).intervals == exact.predict(page).intervals, path.name

@@ -32,6 +32,10 @@ from blockdex.features import (
 from blockdex.page import Page, Selection
 
 MODEL_RESOURCE = "content_model.json"
+CONFIDENT = (0.03, 0.97)
+"""Stage-1 probabilities outside this range are final: stage 2 never reversed one of them on the
+dev pages (0 of ~134k blocks of scrapinghub, wcxb and l3s-gn1 changed decision), and skipping it
+for them halves stage-2 work. ``ContentPredictor(exact=True)`` runs stage 2 on every block."""
 
 
 class Forest:
@@ -112,14 +116,24 @@ class ContentModel:
             raise BlockdexError(f"cannot load content model {path}: {exc}") from None
         return cls(spec)
 
-    def probabilities(self, page: Page) -> np.ndarray:
-        """Per-block probability of being main content, in block order."""
+    def probabilities(self, page: Page, confident: tuple[float, float] | None = None) -> np.ndarray:
+        """Per-block probability of being main content, in block order.
+
+        With ``confident=(lo, hi)``, blocks whose stage-1 probability is below ``lo`` or above
+        ``hi`` keep it and skip stage 2 (see :data:`CONFIDENT`); None runs stage 2 on every block.
+        """
         if not page.blocks:
             return np.zeros(0)
         X = block_features(page)
         p1 = self.stage1.predict(X)
         ctx = context_features(p1, block_groups(page))
-        return self.stage2.predict(np.hstack([X, ctx]))
+        if confident is None:
+            return self.stage2.predict(np.hstack([X, ctx]))
+        unsure = (p1 >= confident[0]) & (p1 <= confident[1])
+        out = p1.copy()
+        if unsure.any():
+            out[unsure] = self.stage2.predict(np.hstack([X[unsure], ctx[unsure]]))
+        return out
 
 
 @lru_cache(maxsize=1)
@@ -139,19 +153,23 @@ class ContentPredictor:
     name = "content"
 
     def __init__(
-        self, model: str | Path | ContentModel | None = None, threshold: float | None = None
+        self,
+        model: str | Path | ContentModel | None = None,
+        threshold: float | None = None,
+        exact: bool = False,
     ):
         self.model = model if isinstance(model, ContentModel) else ContentModel.load(model)
         self.threshold = self.model.threshold if threshold is None else float(threshold)
+        self.confident = None if exact else CONFIDENT
 
     def block_probabilities(self, page: Page) -> np.ndarray:
         """Per-block probability of being main content (used as a prior by query predictors)."""
-        return self.model.probabilities(page)
+        return self.model.probabilities(page, self.confident)
 
     def predict(self, page: Page, query: str | None = None) -> Selection:
         if not page.blocks:
             return Selection()
-        probs = self.model.probabilities(page)
+        probs = self.model.probabilities(page, self.confident)
         keep = probs >= self.threshold
         warnings: tuple[str, ...] = ()
         if not keep.any():
