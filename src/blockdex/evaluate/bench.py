@@ -314,6 +314,9 @@ def bench(
                     records[method] = [PageRecord(**r) for r in recs]
     else:
         pages = _load_pages(dataset, split, limit)
+        if "oracle" in methods and not any(p.ground_truth for p in pages):
+            methods = [m for m in methods if m != "oracle"]
+            notes.append("oracle skipped: the pages have no ground-truth text to align")
         for method in methods:
             try:
                 records[method] = run_method(method, pages, lcs=lcs)
