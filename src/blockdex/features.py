@@ -147,6 +147,8 @@ GOOD_MIN_WORDS = 8
 GOOD_MAX_LINK_DENSITY = 0.3
 CONTEXT_WINDOW = 3
 """Neighbours on each side used for smoothed features."""
+REPEAT_LEVELS = (2, 3)
+"""Ancestor levels at which distinct containers of a tag-path group are counted."""
 SCOPE_LEVELS = (1, 2, 3, 5)
 """Ancestor levels whose share of the page's prose is a feature."""
 MAIN_CONTAINER_SHARE = 0.6
@@ -236,6 +238,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     "page_markup_ratio",
     "path_group_share",
     "path_group_count",
+    *(f"path_group_containers{k}" for k in REPEAT_LEVELS),
     *(f"scope{k}_good_share" for k in SCOPE_LEVELS),
     "in_main_container",
     *(f"prev{k}_log_words" for k in (1, 2)),
@@ -329,6 +332,15 @@ def block_features(page: Page) -> np.ndarray:
     path_arr = np.asarray(path_of, dtype=np.intp)
     path_share = np.bincount(path_arr, weights=words_arr)[path_arr] / total_words
     path_count = np.log1p(np.bincount(path_arr)[path_arr].astype(np.float64))
+    # Repeated containers: teaser cards, product tiles and comment items put the same tag path
+    # in many sibling containers; an article's paragraphs share one container.
+    repeats = []
+    for k in REPEAT_LEVELS:
+        seen: dict[int, set[object]] = {}
+        for pid, b in zip(path_of, blocks, strict=True):
+            sc = b.scope
+            seen.setdefault(pid, set()).add(sc[-1 - k] if len(sc) > k else None)
+        repeats.append(np.log1p([len(seen[pid]) for pid in path_of]))
 
     # Containers: share of the page's prose ("good" blocks) inside each ancestor.
     good = (words_arr >= GOOD_MIN_WORDS) & (link_arr < GOOD_MAX_LINK_DENSITY)
@@ -388,6 +400,7 @@ def block_features(page: Page) -> np.ndarray:
         [
             path_share,
             path_count,
+            *repeats,
             scope_share,
             in_main,
             shifted(log_words, 1),

@@ -32,6 +32,8 @@ from blockdex.features import (
 from blockdex.page import Page, Selection
 
 MODEL_RESOURCE = "content_model.json"
+FALLBACK_THRESHOLD = 0.5
+"""When no block reaches the model's threshold, blocks at or above this are kept instead."""
 CONFIDENT = (0.03, 0.97)
 """Stage-1 probabilities outside this range are final: stage 2 never reversed one of them on the
 dev pages (0 of ~134k blocks of scrapinghub, wcxb and l3s-gn1 changed decision), and skipping it
@@ -172,6 +174,14 @@ class ContentPredictor:
         probs = self.model.probabilities(page, self.confident)
         keep = probs >= self.threshold
         warnings: tuple[str, ...] = ()
+        if not keep.any() and probs.max() >= FALLBACK_THRESHOLD:
+            # A short page's one paragraph can score just under the threshold; an app shell or
+            # error page scores far lower. Keep the likely blocks rather than return nothing.
+            keep = probs >= FALLBACK_THRESHOLD
+            warnings = (
+                f"no block reached the content threshold {self.threshold:.2f}; kept the blocks "
+                f"above {FALLBACK_THRESHOLD:.2f}",
+            )
         if not keep.any():
             # Pages without content exist (app shells, error pages): say so rather than guess.
             warnings = (
