@@ -49,6 +49,7 @@ def main() -> int:
     )
     ap.add_argument("--datasets", default="scrapinghub-aeb,wcxb,trafilatura-eval,l3s-gn1")
     ap.add_argument("--train-only", default="webmainbench-samples", help="always in training")
+    ap.add_argument("--trees", type=int, default=120, help="boosting rounds per stage (speed)")
     args = ap.parse_args()
     names = args.datasets.split(",")
     train_data = {n: collect((n,), "train") for n in [*names, args.train_only]}
@@ -58,7 +59,8 @@ def main() -> int:
     for held in names:
         used = [n for n in names if n != held and n != "l3s-gn1"] + [args.train_only]
         data = [d for n in used for d in train_data[n]]
-        model = ContentModel(train(TrainConfig(datasets=tuple(used)), data).model)
+        cfg = TrainConfig(datasets=tuple(used), n_trees=args.trees, learning_rate=0.1)
+        model = ContentModel(train(cfg, data).model)
         print(f"| {held} | {', '.join(used)} | {evaluate(model, all_data[held])} |")
         sys.stdout.flush()
     return 0
