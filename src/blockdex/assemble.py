@@ -14,34 +14,10 @@ import html as html_lib
 import re
 
 from blockdex.page import Block, Page, Selection
+from blockdex.segment import STRUCTURAL_TAGS
 
 # Own-element tags written as they are; anything else is written as <p>.
-KEEP_TAGS = frozenset(
-    [
-        "p",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "ul",
-        "ol",
-        "li",
-        "dl",
-        "dt",
-        "dd",
-        "blockquote",
-        "pre",
-        "table",
-        "caption",
-        "tr",
-        "figure",
-        "figcaption",
-        "details",
-        "summary",
-    ]
-)
+KEEP_TAGS = STRUCTURAL_TAGS | {"table", "tr"}
 # Elements that may only appear inside another: the assembler supplies a parent when missing.
 _IMPLIED_PARENT = {"li": "ul", "tr": "table", "dt": "dl", "dd": "dl", "caption": "table"}
 
