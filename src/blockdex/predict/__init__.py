@@ -34,6 +34,7 @@ _REGISTRY: dict[str, str | PredictorFactory] = {
     "oracle": "blockdex.predict.basic:OraclePredictor",
     "content": "blockdex.predict.content:ContentPredictor",
     "heuristic": "blockdex.predict.heuristic:HeuristicPredictor",
+    "llm": "blockdex.predict.llm:LLMPredictor",
 }
 
 # One-line descriptions shown by `blockdex methods` and `--help`.
@@ -42,6 +43,7 @@ DESCRIPTIONS: dict[str, str] = {
     "oracle": "keep the blocks given in advance (tests and evaluation ceilings)",
     "content": "main content by blockdex's trained two-stage tree model (offline, CPU)",
     "heuristic": "main content by rules only (main container, link density, class names)",
+    "llm": "a language model answers with block indices (--llm-url server or local GGUF)",
 }
 
 DEFAULT_PREDICTOR = "content"

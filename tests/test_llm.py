@@ -1,0 +1,162 @@
+"""The llm predictor: prompt, chunking, messy answers, and the HTTP backend on loopback."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from blockdex import segment
+from blockdex.cli import main
+from blockdex.errors import PredictorError
+from blockdex.predict.llm import (
+    INTERVAL_GRAMMAR,
+    LLMConfig,
+    LLMPredictor,
+    OpenAIBackend,
+    build_prompt,
+    load_prompt,
+)
+from blockdex.segment import count_tokens
+
+PAGE = (
+    "<html><head><title>Owls</title></head><body>"
+    + "".join(f"<p>Paragraph {i} about owls and their night hunting habits.</p>" for i in range(12))
+    + "</body></html>"
+)
+
+
+class Recorded:
+    """A backend that replays recorded answers and keeps the prompts it was sent."""
+
+    name = "recorded"
+
+    def __init__(self, *answers: str) -> None:
+        self.answers = list(answers)
+        self.prompts: list[str] = []
+        self.lock = threading.Lock()
+
+    def count_tokens(self, text: str) -> int:
+        return count_tokens(text)
+
+    def complete(self, system: str, user: str, cfg: LLMConfig) -> str:
+        with self.lock:
+            self.prompts.append(user)
+            return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+
+
+def test_prompt_holds_url_title_task_and_numbered_blocks() -> None:
+    page = segment(PAGE, url="https://example.org/owls")
+    system, user = build_prompt(page, "how do owls hunt?")
+    assert "index" in system.lower()
+    assert "https://example.org/owls" in user and "Owls" in user
+    assert "how do owls hunt?" in user
+    assert "[0] <p>Paragraph 0 about owls" in user and "[11] <p>" in user
+    assert "[[0,0],[11,11]]" in user and "NA" in user
+    assert all(not line.startswith("#") for line in "\n".join(load_prompt()).splitlines())
+
+
+@pytest.mark.parametrize(
+    ("answer", "kept"),
+    [
+        ("[[2,4],[7,7]]", (2, 3, 4, 7)),
+        ("Sure! The main content is in blocks [[0,3]] and also [9].", (0, 1, 2, 3, 9)),
+        ("```json\n[[5, 6]]\n```", (5, 6)),
+        ("[[1,2],[10,40]]", (1, 2, 10, 11)),  # out of range clipped, with a warning
+        ("NA", ()),
+        ("[[1,", (1,)),  # cut-off answer: the index it began with
+        ("I think the article is about owls.", ()),
+    ],
+)
+def test_messy_recorded_answers(answer: str, kept: tuple[int, ...]) -> None:
+    pred = LLMPredictor(backend=Recorded(answer), config=LLMConfig(max_doc_tokens=100_000))
+    sel = pred.predict(segment(PAGE))
+    assert sel.indices == kept
+
+
+def test_long_pages_are_chunked_and_answers_merged() -> None:
+    backend = Recorded("[[0,0]]")  # every chunk answers its own first block... as index 0
+    page = segment(PAGE)
+    pred = LLMPredictor(backend=backend, config=LLMConfig(max_doc_tokens=420, concurrency=3))
+    sel = pred.predict(page)
+    assert len(backend.prompts) > 1
+    # each chunk only accepts its own indices: index 0 is valid in the first chunk only
+    assert sel.indices == (0,)
+    assert any("chunks" in w for w in sel.warnings)
+    assert all(count_tokens(p) < 420 + 200 for p in backend.prompts)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    answers: ClassVar[list[str]] = []
+    status = 200
+    seen: ClassVar[list[dict]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).seen.append(body)
+        if type(self).status != 200:
+            self.send_response(type(self).status)
+            self.end_headers()
+            self.wfile.write(b"bad request")
+            return
+        content = type(self).answers[0]
+        payload = json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]})
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(payload.encode())
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def server():
+    _Handler.answers = ["[[1,3]]"]
+    _Handler.status = 200
+    _Handler.seen = []
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    httpd.shutdown()
+
+
+def test_openai_backend_over_http(server: str) -> None:
+    pred = LLMPredictor(llm_url=server, llm_model="tiny")
+    sel = pred.predict(segment(PAGE))
+    assert sel.indices == (1, 2, 3)
+    sent = _Handler.seen[0]
+    assert sent["model"] == "tiny" and sent["temperature"] == 0
+    assert sent["grammar"] == INTERVAL_GRAMMAR
+    assert sent["messages"][1]["content"].count("[0] <p>") == 1
+
+
+def test_cli_extract_with_llm_url(server: str, tmp_path: Path, capsys) -> None:
+    page = tmp_path / "owls.html"
+    page.write_text(PAGE)
+    code = main(["extract", str(page), "-p", "llm", "--llm-url", server, "-f", "text"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.splitlines() == [
+        f"Paragraph {i} about owls and their night hunting habits." for i in (1, 2, 3)
+    ]
+
+
+def test_server_refusing_the_request_is_a_clear_error(server: str) -> None:
+    _Handler.status = 400
+    backend = OpenAIBackend(server)
+    with pytest.raises(PredictorError, match="HTTP 400"):
+        backend.complete("s", "u", LLMConfig(retries=0))
+
+
+def test_unreachable_server_is_a_clear_error(capsys, tmp_path: Path) -> None:
+    page = tmp_path / "owls.html"
+    page.write_text(PAGE)
+    code = main(["extract", str(page), "-p", "llm", "--llm-url", "http://127.0.0.1:9/v1"])
+    assert code == 1
+    assert "cannot reach the LLM server" in capsys.readouterr().err
