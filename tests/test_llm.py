@@ -160,3 +160,38 @@ def test_unreachable_server_is_a_clear_error(capsys, tmp_path: Path) -> None:
     code = main(["extract", str(page), "-p", "llm", "--llm-url", "http://127.0.0.1:9/v1"])
     assert code == 1
     assert "cannot reach the LLM server" in capsys.readouterr().err
+
+
+def test_sft_examples_answer_with_the_aligned_intervals(tmp_path: Path) -> None:
+    from blockdex.evaluate.datasets import EvalPage
+    from blockdex.extract import Extractor
+    from blockdex.sft import examples_for_page
+
+    facts = [
+        "Barn owls swallow small prey whole and cough up pellets later.",
+        "Snowy owls hunt by day during the long arctic summer.",
+        "An owl cannot move its eyes, so it turns its whole head instead.",
+        "Tawny owls stay with one partner for life in the same wood.",
+        "The smallest owl, the elf owl, weighs about forty grams.",
+        "Great horned owls will take skunks, which few hunters do.",
+    ]
+    html = "<body>" + "".join(f"<p>{f}</p>" for f in facts) + "</body>"
+    gt = "\n".join(facts[i] for i in (1, 2, 5))
+    page = EvalPage(id="owls", html=html, ground_truth=gt, dataset="test")
+    examples = list(examples_for_page(page, Extractor("all")))
+    assert len(examples) == 1
+    roles = [m["role"] for m in examples[0]["messages"]]
+    assert roles == ["system", "user", "assistant"]
+    assert examples[0]["messages"][2]["content"] == "[[1,2],[5,5]]"
+    assert "[0] <p>Barn owls" in examples[0]["messages"][1]["content"]
+
+
+def test_dataset_sft_command(tmp_path: Path) -> None:
+    data = Path(__file__).parent / "data" / "eval"
+    out = tmp_path / "sft.jsonl"
+    assert (
+        main(["dataset", "sft", "--datasets", str(data), "--split", "all", "--out", str(out)]) == 0
+    )
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 2
+    assert all(r["messages"][2]["content"].startswith("[[") for r in rows)
