@@ -268,3 +268,21 @@ def test_real_small_model_over_http() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_annotate_keeps_indices_a_majority_chose(server: str, tmp_path: Path) -> None:
+    from blockdex.page import Selection
+    from blockdex.sft import majority_vote
+
+    runs = [Selection.from_indices(x) for x in ([1, 2], [2, 3], [2], [1, 2, 5], [7])]
+    sel, counts = majority_vote(runs, 3)
+    assert sel.indices == (2,) and counts[2] == 4 and counts[1] == 2
+
+    pages = tmp_path / "pages.jsonl"
+    pages.write_text(json.dumps({"id": "p1", "html": PAGE, "ground_truth_text": None}) + "\n")
+    out = tmp_path / "labels.jsonl"
+    code = main(["annotate", str(pages), "--llm-url", server, "--votes", "3", "--out", str(out)])
+    assert code == 0
+    row = json.loads(out.read_text())
+    assert row["selection"] == "[[1,3]]" and row["votes"]["2"] == 3
+    assert _Handler.seen[0]["temperature"] == 0.7

@@ -78,7 +78,73 @@ def cmd_sft(args: argparse.Namespace) -> int:
     return 0
 
 
+def majority_vote(selections: list[Selection], min_votes: int) -> tuple[Selection, dict[int, int]]:
+    """Indices chosen by at least ``min_votes`` of the runs, and each index's vote count."""
+    counts: dict[int, int] = {}
+    for sel in selections:
+        for i in sel.indices:
+            counts[i] = counts.get(i, 0) + 1
+    kept = sorted(i for i, c in counts.items() if c >= min_votes)
+    return Selection.from_indices(kept), counts
+
+
+def cmd_annotate(args: argparse.Namespace) -> int:
+    """Label pages with an LLM: several runs per page, keep the indices a majority chose."""
+    from dataclasses import replace
+
+    from tqdm import tqdm
+
+    from blockdex.extract import Extractor
+    from blockdex.predict.llm import LLMPredictor
+
+    if args.votes < 1:
+        raise BlockdexError("--votes must be at least 1")
+    min_votes = args.min_votes or args.votes // 2 + 1
+    cfg = replace(LLMConfig(), temperature=args.temperature)
+    predictor = LLMPredictor(llm_url=args.llm_url, llm_model=args.llm_model, config=cfg)
+    ex = Extractor("all")
+    pages = load_dataset(args.pages, limit=args.limit)
+    with Path(args.out).open("w", encoding="utf-8") as fh:
+        for page in tqdm(pages, desc="annotating", file=sys.stderr):
+            record: dict[str, Any] = {"id": page.id, "url": page.url, "query": page.query}
+            try:
+                seg = ex.segment(page.html, url=page.url)
+                runs = [predictor.predict(seg, page.query) for _ in range(args.votes)]
+                sel, counts = majority_vote(runs, min_votes)
+                record.update(
+                    selection=sel.format(),
+                    intervals=[list(iv) for iv in sel.intervals],
+                    votes={str(k): v for k, v in sorted(counts.items())},
+                    runs=args.votes,
+                )
+            except BlockdexError as exc:  # every page yields a record
+                record["error"] = str(exc)
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return 0
+
+
 def register(sub: Any) -> None:
+    a = sub.add_parser(
+        "annotate",
+        help="label pages with an LLM by majority vote over several runs",
+        description=(
+            "Ask an LLM (OpenAI-compatible server) which blocks to keep, --votes times per page, "
+            "and keep the indices at least --min-votes runs chose (default: a majority), as the "
+            "IndexLM paper built its training labels."
+        ),
+    )
+    a.add_argument("pages", help="JSONL file (html, optional query) or directory of .html files")
+    a.add_argument(
+        "--llm-url", required=True, help="OpenAI-compatible server, e.g. http://host:8000/v1"
+    )
+    a.add_argument("--llm-model", default=None)
+    a.add_argument("--votes", type=int, default=5)
+    a.add_argument("--min-votes", type=int, default=None, help="default: more than half the votes")
+    a.add_argument("--temperature", type=float, default=0.7, help="sampling, so runs can differ")
+    a.add_argument("--limit", type=int, default=None)
+    a.add_argument("--out", required=True, help="JSONL of labels")
+    a.set_defaults(func=cmd_annotate)
+
     p = sub.add_parser(
         "dataset",
         help="build training data (IndexLM chat examples) from labelled pages",
