@@ -86,3 +86,16 @@ def test_order_is_kept_and_unselected_blocks_are_absent() -> None:
 def test_empty_selection_renders_empty_text() -> None:
     page = segment(PAGE)
     assert render(page, Selection(), "text").strip() == ""
+
+
+def test_a_selected_row_brings_its_table_header_back() -> None:
+    page = segment(
+        "<body><p>Intro</p><table><tr><th>Year</th><th>Growth</th></tr>"
+        "<tr><td>2023</td><td>3.9</td></tr><tr><td>2024</td><td>4.1</td></tr></table></body>"
+    )
+    row = by_text(page, "2024")
+    md = render(page, Selection.from_indices(row), "markdown")
+    rows = [" ".join(line.split()) for line in md.splitlines() if line.startswith("|")]
+    assert rows[0] == "| Year | Growth |" and rows[-1] == "| 2024 | 4.1 |"
+    assert "2023" not in md
+    assert render(page, Selection.from_indices(row), "text") == "2024 | 4.1\n"  # text: as selected

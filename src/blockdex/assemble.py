@@ -49,9 +49,32 @@ def _block_content(block: Block) -> str:
     return block.html
 
 
+def with_table_headers(page: Page, wanted: set[int]) -> set[int]:
+    """``wanted`` plus the header row of every table one of whose body rows is wanted.
+
+    A row such as ``| 2024 | 4.1 |`` means little without ``| year | growth |``; a query predictor
+    that picks the answering row gets the header back, as the method's parent restoration does
+    for lists and tables.
+    """
+    headers: dict[int, int] = {}  # table element id → index of its first row made of <th>
+    for block in page.blocks:
+        if block.tag == "tr" and len(block.chain) >= 2 and block.html.startswith("<th>"):
+            table_id = block.chain[-2][1]
+            headers.setdefault(table_id, block.index)
+    if not headers:
+        return wanted
+    extra = set()
+    for block in page.blocks:
+        if block.index in wanted and block.tag == "tr" and len(block.chain) >= 2:
+            head = headers.get(block.chain[-2][1])
+            if head is not None and head not in wanted and head < block.index:
+                extra.add(head)
+    return wanted | extra
+
+
 def assemble_body(page: Page, selection: Selection) -> str:
-    """The ``<body>`` content for the selected blocks."""
-    wanted = set(selection.indices)
+    """The ``<body>`` content for the selected blocks (and the header rows of their tables)."""
+    wanted = with_table_headers(page, set(selection.indices))
     out: list[str] = []
     open_stack: list[tuple[str, int]] = []  # (written tag, node id)
     prev_split: int | None = None
