@@ -16,7 +16,12 @@ from pathlib import Path
 from blockdex.errors import BlockdexError, EmptyInput
 
 # Modules that add sub-commands (each defines register(subparsers)).
-SUBCOMMAND_MODULES: tuple[str, ...] = ("blockdex.train", "blockdex.evaluate.bench", "blockdex.sft")
+SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "blockdex.batch",
+    "blockdex.train",
+    "blockdex.evaluate.bench",
+    "blockdex.sft",
+)
 
 EPILOG = """\
 examples:

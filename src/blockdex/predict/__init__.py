@@ -68,6 +68,13 @@ def get_predictor(name: str, **options: Any) -> Predictor:
     try:
         factory = _REGISTRY[name]
     except KeyError:
+        if ":" in name:  # "package.module:Class", e.g. a user's own predictor in batch workers
+            module_name, _, attr = name.partition(":")
+            try:
+                factory = getattr(importlib.import_module(module_name), attr)
+            except (ImportError, AttributeError) as exc:
+                raise UnknownPredictor(f"cannot load predictor {name!r}: {exc}") from None
+            return factory(**options)
         raise UnknownPredictor(
             f"unknown predictor {name!r}; available: {', '.join(available_predictors())}"
         ) from None
