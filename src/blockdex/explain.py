@@ -51,8 +51,11 @@ class Explanation:
 
     @property
     def markdown(self) -> str:
-        from blockdex.render import html_to_markdown
+        """Markdown of the result: for a predictor exactly what ``blockdex extract`` prints."""
+        from blockdex.render import html_to_markdown, selection_markdown
 
+        if self.kind == "predictor":
+            return selection_markdown(self.page, self.selection)
         return html_to_markdown(self.html)
 
     def render(self, fmt: str = "markdown") -> str | dict[str, Any]:

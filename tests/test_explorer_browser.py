@@ -1,0 +1,106 @@
+"""The block explorer in a real browser: headless Chromium submits a page through the form.
+
+Needs the ``playwright`` Python package (its driver only; no browser download) and a system
+Chromium (Debian: ``apt-get install chromium``). The screenshot is saved to
+``$BLOCKDEX_ARTIFACTS`` or ``tests/artifacts/`` for a human to look at.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from blockdex.server import ServerConfig, serve_in_thread
+
+DATA = Path(__file__).parent / "data"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def _chromium() -> str:
+    for candidate in (
+        os.environ.get("BLOCKDEX_CHROMIUM"),
+        "/usr/bin/chromium",
+        shutil.which("chromium"),
+        shutil.which("chromium-browser"),
+        shutil.which("google-chrome"),
+    ):
+        if candidate and Path(candidate).exists():
+            return candidate
+    pytest.skip("no Chromium found (apt-get install chromium, or set BLOCKDEX_CHROMIUM)")
+
+
+def _artifacts() -> Path:
+    path = Path(os.environ.get("BLOCKDEX_ARTIFACTS") or Path(__file__).parent / "artifacts")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _rgb(css_colour: str) -> tuple[int, int, int]:
+    r, g, b = (int(x) for x in re.findall(r"\d+", css_colour)[:3])
+    return r, g, b
+
+
+def test_explorer_marks_kept_green_and_dropped_red() -> None:
+    pytest.importorskip("starlette", reason="the explorer needs blockdex[server]")
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="the browser test needs the playwright package"
+    )
+    executable = _chromium()
+    article = (DATA / "article.html").read_text(encoding="utf-8")
+
+    with serve_in_thread(ServerConfig(max_concurrency=2)) as base, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_FLAGS, timeout=60_000
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(base + "/", wait_until="load")
+            page.fill("#html", article)
+            page.fill("#query", "")
+            page.select_option("#method", "")
+            with page.expect_navigation():
+                page.click("#submit")
+            page.wait_for_selector("ol.blocks li.block", timeout=30_000)
+
+            kept = page.locator("li.block.kept")
+            dropped = page.locator("li.block.dropped")
+            assert kept.count() > 0 and dropped.count() > 0
+            assert kept.count() + dropped.count() == page.locator("li.block").count()
+            indices = [
+                int(i)
+                for i in page.locator("li.block").evaluate_all(
+                    "els => els.map(e => e.dataset.index)"
+                )
+            ]
+            assert indices == sorted(indices) and indices[0] == 0
+
+            def background(locator) -> tuple[int, int, int]:
+                return _rgb(locator.evaluate("e => getComputedStyle(e).backgroundColor"))
+
+            r, g, b = background(kept.first)
+            assert g > r and g > b, f"kept block is not green: rgb{(r, g, b)}"
+            r, g, b = background(dropped.first)
+            assert r > g and r > b, f"dropped block is not red: rgb{(r, g, b)}"
+
+            assert "night shift" in page.locator("pre.markdown").inner_text()
+            assert page.locator("dd.method").inner_text().startswith("content")
+            assert page.locator("#html").input_value().startswith("<!DOCTYPE html>")
+
+            shot = _artifacts() / "explorer.png"
+            page.screenshot(path=str(shot), full_page=True)
+            assert shot.stat().st_size > 10_000
+        finally:
+            browser.close()
