@@ -35,9 +35,15 @@ class Baseline(Protocol):
 
 
 # name → "module:Class" (constructed with keyword options).
-BASELINES: dict[str, str] = {}
+BASELINES: dict[str, str] = {
+    "crunch": "blockdex.baselines.crunch:CrunchBaseline",
+    "danag": "blockdex.baselines.danag:DanagBaseline",
+}
 
-DESCRIPTIONS: dict[str, str] = {}
+DESCRIPTIONS: dict[str, str] = {
+    "crunch": "Crunch DOM filters (Gupta et al. 2003): ads, link lists, empty tables removed",
+    "danag": "DANAg (Mohammadzadeh et al. 2011): smoothed content-vs-code line diagram",
+}
 
 
 def available_baselines() -> list[str]:
