@@ -20,7 +20,12 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "blockdex.batch",
     "blockdex.train",
     "blockdex.evaluate.bench",
+    "blockdex.evaluate.qe",
+    "blockdex.predict.relevance_fit",
     "blockdex.sft",
+    "blockdex.explain",
+    "blockdex.server",
+    "blockdex.baselines.danag",
 )
 
 EPILOG = """\
@@ -93,7 +98,14 @@ def _run_baseline(args: argparse.Namespace, data: bytes, url: str | None) -> str
     from blockdex.render import html_to_markdown
 
     html, _ = decode_html(data)
-    result = get_baseline(args.predictor).run(html, url=args.url or url, query=args.query)
+    options = {}
+    if getattr(args, "crunch_config", None):
+        if args.predictor != "crunch":
+            raise BlockdexError("--crunch-config applies only to --method crunch")
+        options["config_path"] = args.crunch_config
+    result = get_baseline(args.predictor, **options).run(
+        html, url=args.url or url, query=args.query
+    )
     if args.format == "html":
         return result.html
     if args.format == "text":
@@ -262,6 +274,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="OpenAI-compatible server for --predictor llm, e.g. http://127.0.0.1:8000/v1",
     )
     p.add_argument("--llm-model", help="model name to ask the --llm-url server for")
+    p.add_argument(
+        "--crunch-config",
+        metavar="FILE",
+        help="TOML settings for --method crunch (see blockdex/baselines/crunch.toml)",
+    )
     p.set_defaults(func=cmd_extract)
 
     p = sub.add_parser("blocks", help="print the numbered blocks of a page, as a model reads them")

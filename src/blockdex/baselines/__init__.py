@@ -38,11 +38,15 @@ class Baseline(Protocol):
 BASELINES: dict[str, str] = {
     "crunch": "blockdex.baselines.crunch:CrunchBaseline",
     "danag": "blockdex.baselines.danag:DanagBaseline",
+    "chunk-bm25": "blockdex.baselines.chunkrerank:ChunkBM25",
+    "chunk-embed": "blockdex.baselines.chunkrerank:ChunkEmbed",
 }
 
 DESCRIPTIONS: dict[str, str] = {
     "crunch": "Crunch DOM filters (Gupta et al. 2003): ads, link lists, empty tables removed",
     "danag": "DANAg (Mohammadzadeh et al. 2011): smoothed content-vs-code line diagram",
+    "chunk-bm25": "chunk-and-rerank baseline: Markdown chunks ranked by BM25, 300-word budget",
+    "chunk-embed": "chunk-and-rerank baseline: Markdown chunks ranked by MiniLM, 300-word budget",
 }
 
 

@@ -34,6 +34,9 @@ from blockdex.evaluate.metrics import lcs_prf, token_prf, word_tokens
 from blockdex.evaluate.peers import PEER_DESCRIPTIONS, make_peer
 
 DEFAULT_METHODS = ("content", "heuristic", "all", "trafilatura", "readability", "resiliparse")
+QE_METHODS = ("hybrid", "lexical", "embedding", "chunk-bm25", "chunk-embed", "content", "all")
+"""Query-relevant extraction: blockdex's relevance predictors, the chunk-and-rerank baselines,
+and the main content / whole page as the query-blind references."""
 BOOTSTRAP_SAMPLES = 1000
 """Resamples for the 95% interval of mean F1 in the plot (enough for two decimals)."""
 
@@ -208,7 +211,17 @@ def markdown_table(dataset: str, summaries: list[MethodSummary], baseline: str) 
     key = "F1" if any("F1" in s.scores for s in summaries) else "snippet F1"
     cols = [
         c
-        for c in ("P", "R", "F1", "F1 median", "LCS F1", "snippet P", "snippet R", "snippet F1")
+        for c in (
+            "P",
+            "R",
+            "F1",
+            "F1 median",
+            "LCS F1",
+            "snippet P",
+            "snippet R",
+            "snippet F1",
+            "tokens",
+        )
         if any(c in s.scores for s in summaries)
     ]
     base = next((s.pages_per_second for s in summaries if s.method == baseline), None)
@@ -219,9 +232,37 @@ def markdown_table(dataset: str, summaries: list[MethodSummary], baseline: str) 
         "|---|" + "---:|" * (len(cols) + 3),
     ]
     for s in sorted(summaries, key=lambda s: -s.scores.get(key, -1.0)):
-        vals = " | ".join(f"{s.scores[c]:.3f}" if c in s.scores else "–" for c in cols)
+        vals = " | ".join(
+            (f"{s.scores[c]:.0f}" if c == "tokens" else f"{s.scores[c]:.3f}")
+            if c in s.scores
+            else "–"
+            for c in cols
+        )
         ratio = f"{s.pages_per_second / base:.2f}x" if base else "–"
         lines.append(f"| {s.method} | {vals} | {s.pages_per_second:.1f} | {ratio} | {s.errors} |")
+    return "\n".join(lines) + "\n"
+
+
+def kind_table(dataset: str, records: dict[str, list[PageRecord]], split: str) -> str:
+    """Mean F1 per QE query kind (the record id starts with its kind)."""
+    kinds = sorted({r.page.split(":", 1)[0] for recs in records.values() for r in recs})
+    lines = [
+        f"F1 by query kind ({split} split):",
+        "",
+        "| method | "
+        + " | ".join(
+            f"{k} ({sum(r.page.startswith(k + ':') for r in next(iter(records.values())))})"
+            for k in kinds
+        )
+        + " |",
+        "|---|" + "---:|" * len(kinds),
+    ]
+    for method, recs in records.items():
+        cells = []
+        for k in kinds:
+            f1 = [r.f1 for r in recs if r.page.startswith(k + ":") and r.f1 is not None]
+            cells.append(f"{statistics.fmean(f1):.3f}" if f1 else "–")
+        lines.append(f"| {method} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -277,7 +318,14 @@ def plot(
 
 
 def _load_pages(dataset: str, split: str, limit: int | None) -> list[EvalPage]:
-    pages = [p for p in load_dataset(dataset) if split == "all" or split_of(p.id) == split]
+    # QE records carry their own split (dev = tuning, test = reporting); datasets use the hash.
+    pages = [
+        p
+        for p in load_dataset(dataset)
+        if split == "all" or (p.meta.get("split") or split_of(p.id)) == split
+    ]
+    if not pages:
+        raise BlockdexError(f"{dataset} has no pages in the {split!r} split")
     return pages[:limit] if limit else pages
 
 
@@ -356,6 +404,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
         for name, desc in method_names().items():
             print(f"{name:24s} {desc}")
         return 0
+    if args.task == "qe":
+        from blockdex.evaluate.qe import ensure_qe
+
+        args.dataset = args.dataset or str(ensure_qe())
+        args.methods = args.methods or ",".join(QE_METHODS)
+        args.split = args.split or "test"
+        args.baseline = args.baseline or "chunk-bm25"
+    args.dataset = args.dataset or "scrapinghub-aeb"
+    args.methods = args.methods or ",".join(DEFAULT_METHODS)
+    args.split = args.split or "all"
+    args.baseline = args.baseline or "trafilatura"
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     datasets = [d.strip() for d in args.dataset.split(",") if d.strip()]
     if args.show:
@@ -375,6 +434,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             f"{dataset} ({args.split} split, {n_pages} pages)", summaries, args.baseline
         )
         table += "".join(f"\n- {n}" for n in notes) + ("\n" if notes else "")
+        if args.task == "qe":
+            table += "\n" + kind_table(dataset, records, args.split)
         print(table)
         report.append(table)
         all_results[dataset] = {
@@ -416,27 +477,46 @@ def register(sub: Any) -> None:
         ),
     )
     p.add_argument(
+        "--task",
+        choices=("me", "qe"),
+        default="me",
+        help=(
+            "me: main content (default); qe: query-relevant extraction on the QE set "
+            "(made once from the shared data; see 'blockdex evaluate make-qe')"
+        ),
+    )
+    p.add_argument(
         "--dataset",
         "--datasets",
         dest="dataset",
-        default="scrapinghub-aeb",
-        help="comma-separated dataset names or paths (default: scrapinghub-aeb)",
+        default=None,
+        help="comma-separated dataset names or paths (default: scrapinghub-aeb; the QE set)",
     )
     p.add_argument(
         "--methods",
-        default=",".join(DEFAULT_METHODS),
-        help=f"comma-separated methods (default: {','.join(DEFAULT_METHODS)})",
+        default=None,
+        help=(
+            f"comma-separated methods (default: {','.join(DEFAULT_METHODS)}; "
+            f"with --task qe: {','.join(QE_METHODS)})"
+        ),
     )
     p.add_argument(
         "--split",
-        default="all",
-        choices=("all", "dev", "train"),
-        help="pages to use: blockdex's fixed dev/train split, or all (default)",
+        default=None,
+        choices=("all", "dev", "train", "test"),
+        help=(
+            "pages to use: blockdex's fixed dev/train split, or all (default); QE records carry "
+            "dev (tuning) or test (reporting, the default with --task qe)"
+        ),
     )
     p.add_argument("--limit", type=int, default=None, help="at most N pages per dataset")
     p.add_argument("--lcs", action="store_true", help="also compute LCS-based F1 (slower)")
     p.add_argument("--jobs", type=int, default=1, help="run methods in N processes")
-    p.add_argument("--baseline", default="trafilatura", help="method speed ratios refer to")
+    p.add_argument(
+        "--baseline",
+        default=None,
+        help="method speed ratios refer to (default: trafilatura; chunk-bm25 with --task qe)",
+    )
     p.add_argument("--out", help="directory for results.json, results.md and PNG plots")
     p.add_argument("--show", metavar="PAGE_ID", help="explain one page: missed and extra tokens")
     p.add_argument("--list", action="store_true", help="list the methods and exit")

@@ -56,7 +56,11 @@ def shared_data_dir() -> Path | None:
 
 def _page_from_record(rec: dict[str, Any], dataset: str, n: int) -> EvalPage:
     gt = rec.get("ground_truth_text", rec.get("relevant_text"))
-    meta = {k: rec[k] for k in ("page_type", "title", "meta", "blocks", "encoding") if k in rec}
+    meta = {
+        k: rec[k]
+        for k in ("page_type", "title", "meta", "blocks", "encoding", "split", "kind")
+        if k in rec
+    }
     return EvalPage(
         id=str(rec.get("id", n)),
         html=rec["html"],

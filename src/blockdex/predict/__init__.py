@@ -35,6 +35,9 @@ _REGISTRY: dict[str, str | PredictorFactory] = {
     "content": "blockdex.predict.content:ContentPredictor",
     "heuristic": "blockdex.predict.heuristic:HeuristicPredictor",
     "llm": "blockdex.predict.llm:LLMPredictor",
+    "lexical": "blockdex.predict.relevance:LexicalPredictor",
+    "embedding": "blockdex.predict.relevance:EmbeddingPredictor",
+    "hybrid": "blockdex.predict.relevance:HybridPredictor",
 }
 
 # One-line descriptions shown by `blockdex methods` and `--help`.
@@ -44,11 +47,14 @@ DESCRIPTIONS: dict[str, str] = {
     "content": "main content by blockdex's trained two-stage tree model (offline, CPU)",
     "heuristic": "main content by rules only (main container, link density, class names)",
     "llm": "a language model answers with block indices (--llm-url server or local GGUF)",
+    "lexical": "query relevance by BM25 over blocks with their heading paths",
+    "embedding": "query relevance by MiniLM embeddings (int8 ONNX, offline)",
+    "hybrid": "query relevance: BM25 + embeddings + main content + page structure, learned",
 }
 
 DEFAULT_PREDICTOR = "content"
 """Used when no query is given and no predictor is named."""
-DEFAULT_QUERY_PREDICTOR = "all"
+DEFAULT_QUERY_PREDICTOR = "hybrid"
 """Used when a query is given and no predictor is named."""
 
 

@@ -1,0 +1,321 @@
+"""The query-relevant extraction (QE) evaluation set, made deterministically from the shared data.
+
+No public data set pairs HTML pages with queries and query-relevant ground truth, so blockdex
+makes one from the human main-content ground truth of the shared datasets (``make_qe``):
+
+* **section** — a heading (h2-h6) of the page's main content is the query; the relevant text is
+  that heading and the content blocks of its section (content = aligned to the human ground
+  truth, section = up to the next heading of the same or a higher level);
+* **section-shuffled** — the same with the heading's words shuffled and stop words dropped;
+* **multi-article** — 2-4 real pages of one dataset merged into a digest page, each page's whole
+  body (navigation and footers included) in its own ``<article>``; the query is one page's title
+  (site name stripped) and the relevant text is that page's ground truth;
+* **no-answer** — a query taken from another page, checked to share few words with this page;
+  the right answer is the empty selection (empty-vs-empty scores 1.0).
+
+Each record has ``id, kind, dataset, split, query, url, html, relevant_text``. ``split`` is
+``dev`` (for tuning: made from pages of the main-content model's training split) or ``test``
+(made only from pages that model never saw).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import random
+import re
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from blockdex.errors import BlockdexError
+from blockdex.evaluate.align import block_labels
+from blockdex.evaluate.datasets import EvalPage, load_dataset, split_of
+from blockdex.evaluate.metrics import word_tokens
+
+HEADING_TAGS = {"h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+TITLE_SEPARATORS = re.compile(r"\s+(?:\||-|–|—|::|·|»)\s+")
+DEFAULT_QE_DATASETS = ("scrapinghub-aeb", "wcxb", "l3s-gn1")
+
+
+@dataclass(frozen=True, slots=True)
+class QEConfig:
+    seed: int = 13
+    pages_per_dataset: int = 240
+    """Source pages read per dataset (the first N with ground truth): keeps generation ~1 min."""
+    sections_per_page: int = 2
+    """At most this many section queries per page (chosen at random, seeded)."""
+    min_query_words: int = 2
+    min_section_words: int = 30
+    """A section must hold this much text besides its heading to be worth asking for."""
+    max_section_share: float = 0.7
+    """…and at most this share of the page's content (else it is the whole article)."""
+    digests_per_dataset: int = 40
+    no_answer_per_dataset: int = 40
+    max_no_answer_overlap: float = 0.34
+    """A no-answer query may share at most this share of its content words with the page."""
+
+
+DEFAULT_QE = QEConfig()
+
+
+def _stopwords() -> frozenset[str]:
+    from blockdex.features import stopwords
+
+    return stopwords()
+
+
+def content_words(text: str) -> list[str]:
+    stop = _stopwords()
+    return [w for w in word_tokens(text) if w not in stop and len(w) > 1]
+
+
+def clean_title(title: str) -> str:
+    """The article part of a ``<title>``: the longest piece between site-name separators."""
+    parts = [p.strip() for p in TITLE_SEPARATORS.split(title or "") if p.strip()]
+    return max(parts, key=len) if parts else ""
+
+
+@dataclass(slots=True)
+class _Source:
+    page: EvalPage
+    title: str
+    sections: list[tuple[str, str]]  # (heading, relevant text)
+    text_words: frozenset[str]
+
+
+def _sections(page: EvalPage, cfg: QEConfig) -> tuple[str, list[tuple[str, str]], frozenset[str]]:
+    from blockdex.extract import Extractor
+
+    seg = Extractor("all").segment(page.html, url=page.url)
+    labels = block_labels(seg, page.ground_truth or "")
+    content = [s >= 0.5 for s in labels]
+    total = sum(len(word_tokens(b.text)) for b, c in zip(seg.blocks, content, strict=True) if c)
+    found: list[tuple[str, str]] = []
+    blocks = seg.blocks
+    for i, block in enumerate(blocks):
+        level = HEADING_TAGS.get(block.tag)
+        if level is None or not content[i]:
+            continue
+        heading = " ".join(block.text.split())
+        if len(word_tokens(heading)) < cfg.min_query_words:
+            continue
+        body: list[str] = []
+        for j in range(i + 1, len(blocks)):
+            other = HEADING_TAGS.get(blocks[j].tag, 1 if blocks[j].tag == "h1" else None)
+            if other is not None and other <= level:
+                break
+            if content[j]:
+                body.append(blocks[j].text)
+        words = sum(len(word_tokens(t)) for t in body)
+        if words < cfg.min_section_words or words > cfg.max_section_share * max(total, 1):
+            continue
+        found.append((heading, "\n".join([heading, *body])))
+    all_words = frozenset(content_words(" ".join(b.text for b in blocks)))
+    return seg.title or "", found, all_words
+
+
+def _body_html(html: str) -> str:
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(html)
+    return tree.body.html or "" if tree.body is not None else html
+
+
+def _digest(pages: Sequence[_Source]) -> str:
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Reading list digest</title>"
+        "</head><body><header><h1>Reading list digest</h1><nav><a href='/'>Home</a> "
+        "<a href='/archive'>Archive</a></nav></header><main>"
+    ]
+    for n, src in enumerate(pages):
+        body = _body_html(src.page.html)
+        # each page's <body> is unwrapped into the digest entry (nested <body> tags are invalid)
+        body = re.sub(r"</?body\b[^>]*>", "", body, flags=re.I)
+        parts.append(f"<article class='digest-entry' id='entry-{n}'>{body}</article>")
+    parts.append("</main><footer><p>Digest compiled automatically.</p></footer></body></html>")
+    return "".join(parts)
+
+
+def _shuffled(query: str, rng: random.Random) -> str:
+    words = content_words(query)
+    rng.shuffle(words)
+    return " ".join(words)
+
+
+def make_qe(
+    datasets: Sequence[str] = DEFAULT_QE_DATASETS,
+    cfg: QEConfig = DEFAULT_QE,
+    *,
+    progress: bool = True,
+) -> Iterator[dict[str, Any]]:
+    """Yield QE records built from ``datasets`` (deterministic for a given ``cfg.seed``)."""
+    from tqdm import tqdm
+
+    for dataset in datasets:
+        rng = random.Random(f"{cfg.seed}:{dataset}")
+        pages = [p for p in load_dataset(dataset) if p.ground_truth and p.ground_truth.strip()]
+        pages = pages[: cfg.pages_per_dataset]
+        sources: list[_Source] = []
+        for page in tqdm(pages, desc=f"qe {dataset}", disable=not progress, file=sys.stderr):
+            title, sections, words = _sections(page, cfg)
+            sources.append(_Source(page, title, sections, words))
+        for src in sources:
+            split = "test" if split_of(src.page.id) == "dev" else "dev"
+            chosen = rng.sample(src.sections, min(cfg.sections_per_page, len(src.sections)))
+            for n, (heading, relevant) in enumerate(chosen):
+                base = {
+                    "dataset": dataset,
+                    "split": split,
+                    "url": src.page.url,
+                    "html": src.page.html,
+                    "relevant_text": relevant,
+                }
+                yield {
+                    "id": f"section:{src.page.id}:{n}",
+                    "kind": "section",
+                    "query": heading,
+                    **base,
+                }
+                shuffled = _shuffled(heading, rng)
+                if shuffled and shuffled != heading.lower():
+                    yield {
+                        "id": f"section-shuffled:{src.page.id}:{n}",
+                        "kind": "section-shuffled",
+                        "query": shuffled,
+                        **base,
+                    }
+        # Digest pages: groups of 2-4 pages of the same split, one page's title asked for.
+        titled = [s for s in sources if len(word_tokens(clean_title(s.title))) >= 3]
+        for split_name in ("dev", "test"):
+            pool = [
+                s
+                for s in titled
+                if ("test" if split_of(s.page.id) == "dev" else "dev") == split_name
+            ]
+            share = cfg.digests_per_dataset * len(pool) // max(len(titled), 1)
+            for n in range(share):
+                if len(pool) < 2:
+                    break
+                group = rng.sample(pool, min(rng.randint(2, 4), len(pool)))
+                target = rng.randrange(len(group))
+                yield {
+                    "id": f"multi-article:{dataset}:{split_name}:{n}",
+                    "kind": "multi-article",
+                    "dataset": dataset,
+                    "split": split_name,
+                    "query": clean_title(group[target].title),
+                    "url": None,
+                    "html": _digest(group),
+                    "relevant_text": group[target].page.ground_truth,
+                }
+        # No-answer: a query of another page that this page does not speak about.
+        queries = [(s.page.id, h) for s in sources for h, _ in s.sections] + [
+            (s.page.id, clean_title(s.title)) for s in titled
+        ]
+        made = 0
+        for src in rng.sample(sources, len(sources)):
+            if made >= cfg.no_answer_per_dataset or not queries:
+                break
+            for _ in range(20):
+                other_id, query = rng.choice(queries)
+                words = content_words(query)
+                if other_id == src.page.id or len(words) < 2:
+                    continue
+                overlap = sum(w in src.text_words for w in words) / len(words)
+                if overlap <= cfg.max_no_answer_overlap:
+                    yield {
+                        "id": f"no-answer:{src.page.id}",
+                        "kind": "no-answer",
+                        "dataset": dataset,
+                        "split": "test" if split_of(src.page.id) == "dev" else "dev",
+                        "query": query,
+                        "url": src.page.url,
+                        "html": src.page.html,
+                        "relevant_text": "",
+                    }
+                    made += 1
+                    break
+
+
+def write_qe(path: str | Path, records: Iterator[dict[str, Any]]) -> dict[str, int]:
+    """Write records as JSONL (gzip when the name ends in .gz); returns counts per kind/split."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    counts: dict[str, int] = {}
+    tmp = path.with_name(path.name + ".tmp")
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(tmp, "wt", encoding="utf-8") as fh:
+        for rec in records:
+            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            key = f"{rec['split']}/{rec['kind']}"
+            counts[key] = counts.get(key, 0) + 1
+    tmp.replace(path)
+    return counts
+
+
+def default_qe_path(seed: int = DEFAULT_QE.seed) -> Path:
+    import os
+
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "blockdex"
+    return base / f"qe-seed{seed}.jsonl.gz"
+
+
+def ensure_qe(path: str | Path | None = None, *, progress: bool = True) -> Path:
+    """The QE set at ``path`` (default: the user cache), made first if it does not exist."""
+    target = Path(path) if path else default_qe_path()
+    if not target.exists():
+        print(f"making the QE set in {target} (once)…", file=sys.stderr)
+        write_qe(target, make_qe(progress=progress))
+    return target
+
+
+def cmd_make_qe(args: argparse.Namespace) -> int:
+    cfg = QEConfig(seed=args.seed, pages_per_dataset=args.pages)
+    datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
+    if not datasets:
+        raise BlockdexError("--datasets needs at least one dataset name")
+    counts = write_qe(args.out, make_qe(datasets, cfg, progress=not args.quiet))
+    total = sum(counts.values())
+    detail = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    print(f"{total} QE records -> {args.out} ({detail})", file=sys.stderr)
+    return 0
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "evaluate",
+        help="evaluation data: make the query-relevant extraction (QE) set",
+        description="Tools that build evaluation data from the shared datasets.",
+    )
+    inner = p.add_subparsers(dest="evaluate_command", metavar="TOOL")
+    q = inner.add_parser(
+        "make-qe",
+        help="build the QE set (section, shuffled, multi-article and no-answer queries)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    q.add_argument(
+        "--datasets",
+        default=",".join(DEFAULT_QE_DATASETS),
+        help="comma-separated shared datasets (default: %(default)s)",
+    )
+    q.add_argument("--out", required=True, help="output JSONL(.gz) file")
+    q.add_argument("--seed", type=int, default=DEFAULT_QE.seed)
+    q.add_argument(
+        "--pages",
+        type=int,
+        default=DEFAULT_QE.pages_per_dataset,
+        help="source pages per dataset (default: %(default)s)",
+    )
+    q.add_argument("--quiet", action="store_true")
+    q.set_defaults(func=cmd_make_qe)
+
+    def _no_tool(_args: argparse.Namespace) -> int:
+        p.print_help(sys.stderr)
+        return 2
+
+    p.set_defaults(func=_no_tool)

@@ -1,0 +1,396 @@
+"""Query relevance: ``lexical`` (BM25), ``embedding`` (MiniLM) and ``hybrid`` (the default).
+
+Every block is scored as a small document made of its *heading path* (the headings it sits
+under) and its own text, so a paragraph under "Battery life" matches a query about battery life
+even when it never repeats the words.
+
+* ``lexical`` — BM25 (bm25s) over the page's blocks; keeps blocks scoring at least ``keep_share``
+  of the best one, nothing when the best block covers too few of the query's words.
+* ``embedding`` — cosine between the query and each block (all-MiniLM-L6-v2, int8 ONNX);
+  same keep rule on the cosine.
+* ``hybrid`` — a logistic model over both scores, the headings' scores, the neighbours' scores,
+  the main-content probability and block shape; then structure: a kept heading brings its
+  section, list items and table rows travel with their container, single gaps inside a kept run
+  are filled. How many blocks to keep is not a budget: it is the probability threshold learned
+  on the QE dev split, and an empty answer (``NA``) when no block reaches the page threshold.
+
+The learned numbers live in ``relevance_model.json`` (plain data); ``blockdex train-relevance``
+re-fits them from a QE set.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from blockdex.errors import MissingExtra
+from blockdex.page import Page, Selection
+
+_WORD = re.compile(r"\w\w+", re.UNICODE)
+HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+CONTAINER_TAGS = frozenset({"ul", "ol", "dl", "table", "tbody", "thead"})
+
+FEATURES = (
+    "bm25_share",  # BM25 / page max
+    "coverage",  # share of the query's words in the block document
+    "own_coverage",  # …in the block's own text only
+    "heading_coverage",  # …in its heading path only
+    "cos",  # cosine(query, block document)
+    "cos_gap",  # cos − page max cos
+    "heading_cos",  # cosine(query, heading path)
+    "page_max_cos",
+    "page_max_coverage",
+    "nb_cos",  # mean cos of the two neighbours on each side
+    "nb_coverage",
+    "content_prob",  # main-content probability (the content model)
+    "is_heading",
+    "log_words",
+    "query_words",  # log of the query's content words
+)
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+@functools.lru_cache(maxsize=1)
+def _stop() -> frozenset[str]:
+    from blockdex.features import stopwords
+
+    return stopwords()
+
+
+def terms(text: str) -> list[str]:
+    """Lower-cased, stop-word-free, lightly stemmed word terms."""
+    stop = _stop()
+    return [_stem(w) for w in _WORD.findall(text.lower()) if w not in stop]
+
+
+def heading_paths(page: Page) -> list[str]:
+    """Per block, the text of the headings it sits under (outermost first)."""
+    stack: list[tuple[int, str]] = []
+    paths: list[str] = []
+    for block in page.blocks:
+        level = HEADINGS.get(block.tag)
+        if level is not None:
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            paths.append(" / ".join(t for _, t in stack))
+            stack.append((level, " ".join(block.text.split())[:200]))
+        else:
+            paths.append(" / ".join(t for _, t in stack))
+    return paths
+
+
+def _documents(page: Page, paths: list[str]) -> list[str]:
+    return [f"{p}\n{b.text}" if p else b.text for p, b in zip(paths, page.blocks, strict=True)]
+
+
+def bm25_scores(docs: list[list[str]], query: list[str]) -> np.ndarray:
+    try:
+        import bm25s
+    except ImportError:
+        raise MissingExtra("bm25s", "embed", "Lexical relevance") from None
+    if not query or not any(docs):
+        return np.zeros(len(docs), dtype=np.float32)
+    retriever = bm25s.BM25()
+    retriever.index([d or ["\x00"] for d in docs], show_progress=False)
+    return np.asarray(retriever.get_scores(query), dtype=np.float32)
+
+
+def _coverage(query: set[str], doc_terms: list[list[str]]) -> np.ndarray:
+    if not query:
+        return np.zeros(len(doc_terms), dtype=np.float32)
+    return np.array([len(query & set(d)) / len(query) for d in doc_terms], dtype=np.float32)
+
+
+def _neighbour_mean(x: np.ndarray, k: int = 2) -> np.ndarray:
+    if len(x) == 0:
+        return x
+    padded = np.pad(x, k, mode="constant")
+    total = np.zeros_like(x)
+    for off in [*range(-k, 0), *range(1, k + 1)]:
+        total += padded[k + off : k + off + len(x)]
+    return total / (2 * k)
+
+
+EMBED_MIN_CONTENT_PROB = 0.1
+"""Blocks below this main-content probability are embedded only if they share a query word."""
+EMBED_MAX_BLOCKS = 160
+"""At most this many blocks per page are embedded (the most promising by coverage and content
+probability): embedding costs ~6 ms a block here, the rest of the pipeline ~0.1 ms."""
+
+_VECTORS: list[tuple[Page, Any, np.ndarray, dict[str, np.ndarray]]] = []
+
+
+def _page_vectors(
+    page: Page, docs: list[str], paths: list[str], candidates: np.ndarray | None
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Block and heading-path embeddings of ``page``, cached for the last page (they do not
+    depend on the query, so several queries on one page embed it once)."""
+    from blockdex.embed import shared_encoder
+
+    key = None if candidates is None else candidates.tobytes()
+    for cached_page, cached_key, vecs, pvecs in _VECTORS:
+        if cached_page is page and cached_key == key:
+            return vecs, pvecs
+    enc = shared_encoder()
+    todo = range(len(docs)) if candidates is None else np.flatnonzero(candidates)
+    vecs = np.zeros((len(docs), enc.dim), dtype=np.float32)
+    if len(todo):
+        vecs[np.asarray(todo)] = enc.encode([docs[i] for i in todo])
+    unique_paths = sorted({p for p in paths if p})
+    pvecs = dict(zip(unique_paths, enc.encode(unique_paths), strict=True))
+    _VECTORS[:] = [(page, key, vecs, pvecs)]
+    return vecs, pvecs
+
+
+@dataclass(slots=True)
+class RelevanceScores:
+    """Per-block relevance evidence for one page and query."""
+
+    features: np.ndarray  # (n_blocks, len(FEATURES))
+    bm25: np.ndarray
+    cos: np.ndarray | None
+
+    def column(self, name: str) -> np.ndarray:
+        return self.features[:, FEATURES.index(name)]
+
+
+def relevance_scores(
+    page: Page,
+    query: str,
+    *,
+    embed: bool = True,
+    content_prob: np.ndarray | None = None,
+) -> RelevanceScores:
+    """Compute every feature of :data:`FEATURES` for the blocks of ``page``."""
+    n = len(page.blocks)
+    paths = heading_paths(page)
+    docs = _documents(page, paths)
+    q_terms = terms(query)
+    q_set = set(q_terms)
+    doc_terms = [terms(d) for d in docs]
+    bm = bm25_scores(doc_terms, q_terms)
+    coverage = _coverage(q_set, doc_terms)
+    own = _coverage(q_set, [terms(b.text) for b in page.blocks])
+    head_cov = _coverage(q_set, [terms(p) for p in paths])
+    cos = np.zeros(n, dtype=np.float32)
+    head_cos = np.zeros(n, dtype=np.float32)
+    if embed and n:
+        candidates = None
+        if content_prob is not None:
+            # Blocks the content model rules out and that share no word with the query are
+            # not embedded (cosine 0): most of a page's blocks, and most of the cost.
+            candidates = (content_prob >= EMBED_MIN_CONTENT_PROB) | (coverage > 0)
+            if candidates.sum() > EMBED_MAX_BLOCKS:
+                rank = np.where(candidates, coverage + content_prob, -1.0)
+                candidates = np.zeros(n, dtype=bool)
+                candidates[np.argsort(-rank, kind="stable")[:EMBED_MAX_BLOCKS]] = True
+        doc_vecs, path_vecs = _page_vectors(page, docs, paths, candidates)
+        from blockdex.embed import shared_encoder
+
+        qv = shared_encoder().encode([query])[0]
+        cos = doc_vecs @ qv
+        head_cos = np.array(
+            [float(path_vecs[p] @ qv) if p else 0.0 for p in paths], dtype=np.float32
+        )
+    words = np.array([len(b.text.split()) for b in page.blocks], dtype=np.float32)
+    prob = content_prob if content_prob is not None else np.full(n, 0.5, dtype=np.float32)
+    max_bm = float(bm.max()) if n else 0.0
+    max_cos = float(cos.max()) if n else 0.0
+    feats = np.column_stack(
+        [
+            bm / max_bm if max_bm > 0 else np.zeros(n, dtype=np.float32),
+            coverage,
+            own,
+            head_cov,
+            cos,
+            cos - max_cos,
+            head_cos,
+            np.full(n, max_cos, dtype=np.float32),
+            np.full(n, float(coverage.max()) if n else 0.0, dtype=np.float32),
+            _neighbour_mean(cos),
+            _neighbour_mean(coverage),
+            prob,
+            np.array([b.tag in HEADINGS for b in page.blocks], dtype=np.float32),
+            np.log1p(words),
+            np.full(n, np.log1p(len(q_set)), dtype=np.float32),
+        ]
+    ).astype(np.float32)
+    return RelevanceScores(feats.reshape(n, len(FEATURES)), bm, cos if embed else None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Structure: sections, containers, gaps
+
+
+def section_ends(page: Page) -> list[int]:
+    """For each heading block (position), the position after its section's last block."""
+    blocks = page.blocks
+    ends = [-1] * len(blocks)
+    open_: list[tuple[int, int]] = []  # (level, position)
+    for pos, block in enumerate(blocks):
+        level = HEADINGS.get(block.tag)
+        if level is None:
+            continue
+        while open_ and open_[-1][0] >= level:
+            _, start = open_.pop()
+            ends[start] = pos
+        open_.append((level, pos))
+    for _, start in open_:
+        ends[start] = len(blocks)
+    return ends
+
+
+def _container(block: Any) -> int | None:
+    for tag, node in reversed(block.chain[:-1]):
+        if tag in CONTAINER_TAGS:
+            return node
+    return None
+
+
+def structured_keep(page: Page, prob: np.ndarray, params: dict[str, float]) -> list[int]:
+    """Positions to keep: threshold, then sections, containers and gaps."""
+    n = len(page.blocks)
+    if n == 0 or float(prob.max()) < params["na_threshold"]:
+        return []
+    keep = prob >= params["threshold"]
+    fill = prob >= params["fill_threshold"]
+    ends = section_ends(page)
+    for pos in np.flatnonzero(keep & np.array([b.tag in HEADINGS for b in page.blocks])):
+        end = ends[pos]
+        keep[pos + 1 : end] |= fill[pos + 1 : end]
+    groups: dict[int, list[int]] = {}
+    for pos, block in enumerate(page.blocks):
+        c = _container(block)
+        if c is not None:
+            groups.setdefault(c, []).append(pos)
+    for members in groups.values():
+        if len(members) > 1 and keep[members].mean() >= params["container_share"]:
+            keep[members] = True
+    for pos in range(1, n - 1):
+        if not keep[pos] and keep[pos - 1] and keep[pos + 1] and fill[pos]:
+            keep[pos] = True
+    return [int(p) for p in np.flatnonzero(keep)]
+
+
+# ---------------------------------------------------------------------------------------------
+# The model file
+
+
+@functools.lru_cache(maxsize=4)
+def load_relevance_model(path: str | None = None) -> dict[str, Any]:
+    if path:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    data = resources.files("blockdex.predict") / "relevance_model.json"
+    return json.loads(data.read_text(encoding="utf-8"))
+
+
+def hybrid_probabilities(model: dict[str, Any], features: np.ndarray) -> np.ndarray:
+    names = model["features"]
+    idx = [FEATURES.index(f) for f in names]
+    x = (features[:, idx] - np.asarray(model["mean"])) / np.asarray(model["scale"])
+    z = x @ np.asarray(model["weights"]) + model["bias"]
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def _content_probabilities(page: Page) -> np.ndarray:
+    from blockdex.predict.content import ContentPredictor
+
+    return ContentPredictor().block_probabilities(page).astype(np.float32)
+
+
+class _RelevanceBase:
+    name = "relevance"
+    embed = True
+
+    def __init__(self, model_path: str | None = None, **_: Any) -> None:
+        self.model = load_relevance_model(model_path)
+
+    def _no_query(self, page: Page) -> Selection:
+        from blockdex.predict.content import ContentPredictor
+
+        sel = ContentPredictor().predict(page)
+        return Selection(
+            sel.intervals,
+            sel.scores,
+            (*sel.warnings, f"{self.name}: no query given, so the main content was kept"),
+        )
+
+
+class LexicalPredictor(_RelevanceBase):
+    """BM25 over blocks with their heading paths."""
+
+    name = "lexical"
+
+    def predict(self, page: Page, query: str | None = None) -> Selection:
+        if not query:
+            return self._no_query(page)
+        if not page.blocks:
+            return Selection()
+        rs = relevance_scores(page, query, embed=False)
+        share = rs.column("bm25_share")
+        cov = rs.column("coverage")
+        p = self.model["lexical"]
+        keep = (
+            [] if float(cov.max()) < p["min_coverage"] else np.flatnonzero(share >= p["keep_share"])
+        )
+        scores = {b.index: float(s) for b, s in zip(page.blocks, share, strict=True)}
+        return Selection.from_indices((page.blocks[int(i)].index for i in keep), scores)
+
+
+class EmbeddingPredictor(_RelevanceBase):
+    """Cosine similarity of MiniLM embeddings between the query and each block."""
+
+    name = "embedding"
+
+    def predict(self, page: Page, query: str | None = None) -> Selection:
+        if not query:
+            return self._no_query(page)
+        if not page.blocks:
+            return Selection()
+        rs = relevance_scores(page, query, embed=True)
+        cos = rs.column("cos")
+        p = self.model["embedding"]
+        best = float(cos.max())
+        keep = [] if best < p["min_cos"] else np.flatnonzero(cos >= best - p["keep_margin"])
+        scores = {b.index: float(s) for b, s in zip(page.blocks, cos, strict=True)}
+        return Selection.from_indices((page.blocks[int(i)].index for i in keep), scores)
+
+
+class HybridPredictor(_RelevanceBase):
+    """Lexical + embedding + main-content evidence, then the page's structure."""
+
+    name = "hybrid"
+
+    def __init__(self, model_path: str | None = None, *, embed: bool = True, **kw: Any) -> None:
+        super().__init__(model_path, **kw)
+        self.embed = embed
+
+    def probabilities(self, page: Page, query: str) -> np.ndarray:
+        rs = relevance_scores(
+            page, query, embed=self.embed, content_prob=_content_probabilities(page)
+        )
+        return hybrid_probabilities(self.model["hybrid"], rs.features)
+
+    def predict(self, page: Page, query: str | None = None) -> Selection:
+        if not query:
+            return self._no_query(page)
+        if not page.blocks:
+            return Selection()
+        prob = self.probabilities(page, query)
+        keep = structured_keep(page, prob, self.model["hybrid"]["params"])
+        scores = {b.index: float(s) for b, s in zip(page.blocks, prob, strict=True)}
+        return Selection.from_indices((page.blocks[i].index for i in keep), scores)
