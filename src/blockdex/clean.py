@@ -17,9 +17,8 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 
-from blockdex.parse import Document
+from blockdex.parse import Document, bound_markup
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +31,8 @@ class CleanConfig:
     """Shorter script strings are labels, ids or UI text, not content."""
     max_script_chars: int = 4_000_000
     """Scripts larger than this are not parsed for text (bounded work per page)."""
+    max_js_string_chars: int = 500_000
+    """Longer document.write/innerHTML string literals are not rescued (bounded work per page)."""
     max_known_share: float = 0.6
     """Rescued text whose words are this much already on the page is a duplicate: skipped."""
     max_rescued_fragments: int = 50
@@ -108,11 +109,16 @@ _STATE_ASSIGN_RE = re.compile(
     r"(?:window\.)?(?:__INITIAL_STATE__|__PRELOADED_STATE__|__NUXT__|__APOLLO_STATE__|__DATA__)\s*=\s*"
 )
 # document.write("…") and el.innerHTML = "…" with a quoted JS string literal.
+# Possessive loops over runs of ordinary characters (++ / *+): no backtracking state is kept, so
+# matching a string costs O(1) memory instead of ~140 bytes per character (a per-character
+# counted group made a 2 MB literal cost 290 MB), and a string that never closes is scanned once.
 _JS_HTML_WRITE_RE = re.compile(
-    r"""(?:document\.write(?:ln)?\s*\(\s*|\.innerHTML\s*[+]?=\s*)(?P<q>["'`])(?P<s>(?:\\.|(?!(?P=q))[^\\]){1,500000})(?P=q)""",
+    r"""(?:document\.write(?:ln)?\s*\(\s*|\.innerHTML\s*[+]?=\s*)"""
+    r"""(?:"(?P<s1>(?:[^"\\]++|\\.)++)"|'(?P<s2>(?:[^'\\]++|\\.)++)'|`(?P<s3>(?:[^`\\]++|\\.)++)`)""",
     re.S,
 )
-_HAS_TAG_RE = re.compile(r"<\s*[a-zA-Z][^>]*>")
+# [^<>]: a '<' ends the candidate, so '<a<a<a…' without any '>' is scanned once, not n times.
+_HAS_TAG_RE = re.compile(r"<\s*[a-zA-Z][^<>]*>")
 
 
 _JS_ESCAPE_RE = re.compile(r"\\(u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)", re.S)
@@ -157,9 +163,11 @@ def _long_strings(obj: object, keys: frozenset[str] | None, min_chars: int) -> I
             yield value
 
 
-@lru_cache(maxsize=8)
-def _long_literal_re(min_chars: int) -> re.Pattern[str]:
-    return re.compile(r'"((?:[^"\\\n]|\\.){' + str(min_chars) + r',})"')
+# A double-quoted string literal, read left to right so that every quote is paired the way JS
+# pairs it (\\" inside a literal is an escaped backslash, then the closing quote). An unclosed
+# literal also matches, up to the line's end, so the scan never restarts inside one: a run of \"
+# costs one pass, not one per quote. Possessive loops keep no backtracking state (memory O(1)).
+_STRING_LITERAL_RE = re.compile(r'"((?:[^"\\\n]++|\\.)*+)("|\\?(?=\n)|\\?\Z)')
 
 
 def _prose_literals(code: str, min_chars: int) -> Iterator[str]:
@@ -168,8 +176,10 @@ def _prose_literals(code: str, min_chars: int) -> Iterator[str]:
     A regex over the source finds them without parsing megabytes of state into Python objects
     (a full ``json.loads`` and walk cost more than the rest of the page's cleaning).
     """
-    for m in _long_literal_re(min_chars).finditer(code):
-        raw = m.group(1)
+    for m in _STRING_LITERAL_RE.finditer(code):
+        raw, end = m.groups()
+        if end != '"' or len(raw) < min_chars:
+            continue  # unclosed, or a label
         if raw[:300].count(" ") < 15:
             continue  # ids, base64, URLs and labels have few spaces; prose has many
         try:
@@ -188,7 +198,7 @@ def _script_candidates(doc: Document, cfg: CleanConfig) -> Iterator[str]:
         if "ld+json" in stype:
             try:
                 data = json.loads(code)
-            except (json.JSONDecodeError, ValueError):
+            except (ValueError, RecursionError):  # RecursionError: absurdly nested arrays
                 continue
             yield from _long_strings(data, JSONLD_TEXT_KEYS, cfg.min_rescued_chars)
         elif sid in STATE_SCRIPT_IDS or (stype == "application/json" and sid):
@@ -199,7 +209,10 @@ def _script_candidates(doc: Document, cfg: CleanConfig) -> Iterator[str]:
                 yield from _prose_literals(code[m.end() :], cfg.min_rescued_chars)
             if "write" in code or "innerHTML" in code:
                 for w in _JS_HTML_WRITE_RE.finditer(code):
-                    s = _unescape_js(w.group("s"))
+                    literal = w.group("s1") or w.group("s2") or w.group("s3")
+                    if len(literal) > cfg.max_js_string_chars:
+                        continue
+                    s = _unescape_js(literal)
                     if len(s) >= cfg.min_rescued_chars or _HAS_TAG_RE.search(s):
                         yield s
 
@@ -252,7 +265,7 @@ def new_fragments(
         if _HAS_TAG_RE.search(fragment):
             from selectolax.lexbor import LexborHTMLParser
 
-            text = LexborHTMLParser(fragment).text(separator=" ")
+            text = LexborHTMLParser(bound_markup(fragment)[0]).text(separator=" ")
         words = _probe_words(text[: cfg.probe_chars], cfg.probe_word_chars)
         if len(words) < cfg.min_probe_words:
             continue

@@ -127,6 +127,10 @@ def cmd_extract(args: argparse.Namespace) -> int:
     data, url, ctype = read_input(args.source, max_bytes=args.max_bytes)
     from blockdex.baselines import BASELINES
 
+    if getattr(args, "records", False):
+        if args.predictor not in (None, "vsse", "vsse-records"):
+            raise BlockdexError("--records applies only to --method vsse")
+        args.predictor = "vsse-records"
     if args.predictor in BASELINES:
         _write(_run_baseline(args, data, url), args.out)
         return 0
@@ -278,6 +282,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--crunch-config",
         metavar="FILE",
         help="TOML settings for --method crunch (see blockdex/baselines/crunch.toml)",
+    )
+    p.add_argument(
+        "--records",
+        action="store_true",
+        help="VSSE record mode: output the page's attribute/value characteristics"
+        " (product or book specs: Brand, Price, ISBN …) with -f json",
     )
     p.set_defaults(func=cmd_extract)
 

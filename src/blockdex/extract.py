@@ -29,6 +29,14 @@ class ExtractConfig:
     parse: ParseLimits = DEFAULT_LIMITS
     clean: CleanConfig = DEFAULT_CLEAN
     segment: SegmentConfig = DEFAULT_SEGMENT
+    time_budget_s: float | None = 30.0
+    """Per-page time budget: once parsing, cleaning and segmenting have taken this long, the walk
+    stops and the blocks found so far are used, with a warning (None: no budget). Parsing itself
+    is bounded by the ParseLimits, not by the clock; the predictor runs after the budget."""
+
+    def deadline(self, start: float) -> float | None:
+        """The :func:`time.perf_counter` value at which a page begun at ``start`` is out of time."""
+        return None if self.time_budget_s is None else start + self.time_budget_s
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,9 +119,10 @@ class Extractor:
         self, html: str | bytes, *, url: str | None = None, content_type: str | None = None
     ) -> Page:
         """Parse, clean and segment a page into numbered blocks."""
+        deadline = self.config.deadline(time.perf_counter())
         doc = parse_html(html, url=url, content_type=content_type, limits=self.config.parse)
         clean_document(doc, self.config.clean)
-        return segment_document(doc, self.config.segment)
+        return segment_document(doc, self.config.segment, deadline=deadline)
 
     def run(
         self,
@@ -125,11 +134,12 @@ class Extractor:
     ) -> Extraction:
         """Run the whole pipeline and return the page, the selection and timings."""
         t0 = time.perf_counter()
+        deadline = self.config.deadline(t0)
         doc = parse_html(html, url=url, content_type=content_type, limits=self.config.parse)
         t1 = time.perf_counter()
         clean_document(doc, self.config.clean)
         t2 = time.perf_counter()
-        page = segment_document(doc, self.config.segment)
+        page = segment_document(doc, self.config.segment, deadline=deadline)
         t3 = time.perf_counter()
         query = query.strip() if query and query.strip() else None
         predictor = self._resolve(self._query_spec if query else self._predictor_spec)

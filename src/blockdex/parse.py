@@ -31,6 +31,18 @@ class ParseLimits:
     """A title/textarea/iframe holding this much text may have swallowed the page's markup…"""
     swallowed_tags: int = 5
     """…and it did when that text holds this many tags."""
+    max_dom_nodes: int = 500_000
+    """Elements (start tags) beyond this are cut off with the rest of the page, with a warning:
+    lexbor needs ~160 bytes per node, so this bounds the tree near 160 MB (big real pages: ~20k)."""
+    max_depth: int = 512
+    """Elements nested deeper are flattened into their ancestor, with a warning: Blink's parser
+    stops nesting at 512 too, and lexbor slows quadratically with depth (100k levels: 20 s)."""
+    max_meta_chars: int = 2_000
+    """Title and metadata values are cut to this length: they head every output, and a
+    megabyte "title" is an attack (matching it against each heading would be quadratic)."""
+    max_attributes: int = 1_000
+    """Attributes of one element beyond this are dropped, with a warning: lexbor's duplicate check
+    is quadratic in them (200k attributes: over a minute); real elements carry a few dozen."""
 
 
 DEFAULT_LIMITS = ParseLimits()
@@ -58,8 +70,10 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 
+# One class loop between '=' and the name ([\s"']*, not \s*["']?\s*): nested optional runs of
+# spaces backtrack quadratically on "charset=" followed by kilobytes of spaces.
 _META_CHARSET_RE = re.compile(
-    rb"""<meta[^>]{0,512}?charset\s*=\s*["']?\s*([A-Za-z0-9_:.\-]{1,40})""", re.I
+    rb"""<meta[^>]{0,512}?charset\s*=[\s"']*([A-Za-z0-9_:.\-]{1,40})""", re.I
 )
 _HTTP_CHARSET_RE = re.compile(r"""charset\s*=\s*["']?([A-Za-z0-9_:.\-]{1,40})""", re.I)
 _TAG_RE = re.compile(r"<\s*[A-Za-z!?/]")
@@ -100,6 +114,18 @@ def _binary_kind(head: bytes) -> str | None:
     return None
 
 
+def _utf16_without_bom(head: bytes) -> str | None:
+    """``utf-16-le``/``-be`` when ``head`` is ASCII-range text in UTF-16 sent without a BOM."""
+    if len(head) < 64:
+        return None
+    half = len(head) // 2
+    if head[1::2].count(0) > 0.9 * half and head[0::2].count(0) < 0.1 * half:
+        return "utf-16-le"
+    if head[0::2].count(0) > 0.9 * half and head[1::2].count(0) < 0.1 * half:
+        return "utf-16-be"
+    return None
+
+
 def decode_html(
     data: bytes, content_type: str | None = None, limits: ParseLimits = DEFAULT_LIMITS
 ) -> tuple[str, str]:
@@ -118,6 +144,9 @@ def decode_html(
     for bom, name in _BOMS:
         if head.startswith(bom):
             return data.decode(name, errors="replace"), codecs.lookup(name).name
+    utf16 = _utf16_without_bom(head)
+    if utf16:
+        return data.decode(utf16, errors="replace"), utf16
     kind = _binary_kind(head.lstrip())
     if kind:
         raise NotHTML(f"input is {kind}, not HTML")
@@ -224,19 +253,30 @@ _JSONLD_FIELDS = {
 _MAX_JSONLD_CHARS = 1_000_000
 
 
-def _jsonld_name(value: object) -> str:
-    """A schema.org value as text: strings as they are, objects by their name, lists joined."""
+def _jsonld_name(value: object, levels: int = 2) -> str:
+    """A schema.org value as text: strings as they are, objects by their name, lists joined.
+
+    Lists nested deeper than ``levels`` are ignored: names are never that deep, and a hostile
+    page's thousand-level list must not exhaust the recursion limit.
+    """
     if isinstance(value, str):
         return value
     if isinstance(value, dict):
         name = value.get("name")
         return name if isinstance(name, str) else ""
-    if isinstance(value, list):
-        return ", ".join(n for n in (_jsonld_name(v) for v in value[:10]) if n)
+    if isinstance(value, list) and levels > 0:
+        return ", ".join(n for n in (_jsonld_name(v, levels - 1) for v in value[:10]) if n)
     return ""
 
 
-def _jsonld_metadata(tree: LexborHTMLParser) -> dict[str, str]:
+def _clip(text: str, max_chars: int) -> str:
+    """Whitespace-normalised ``text``, at most ``max_chars`` long (no word list of a huge text)."""
+    return " ".join(text[: 4 * max_chars].split())[:max_chars]
+
+
+def _jsonld_metadata(
+    tree: LexborHTMLParser, max_chars: int = DEFAULT_LIMITS.max_meta_chars
+) -> dict[str, str]:
     import json
 
     found: dict[str, str] = {}
@@ -246,7 +286,7 @@ def _jsonld_metadata(tree: LexborHTMLParser) -> dict[str, str]:
             continue
         try:
             data = json.loads(code)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: absurdly nested arrays
             continue
         items = data if isinstance(data, list) else [data]
         expanded: list[object] = []
@@ -260,21 +300,27 @@ def _jsonld_metadata(tree: LexborHTMLParser) -> dict[str, str]:
                 continue
             for prop, key in _JSONLD_FIELDS.items():
                 if key not in found and prop in item:
-                    text = " ".join(_jsonld_name(item[prop]).split())
+                    text = _clip(_jsonld_name(item[prop]), max_chars)
                     if text:
                         found[key] = text
     return found
 
 
-def read_metadata(tree: LexborHTMLParser) -> tuple[str, dict[str, str]]:
-    """Title and metadata from ``<title>``, meta tags (Open Graph, Dublin Core…) and JSON-LD."""
+def read_metadata(
+    tree: LexborHTMLParser, max_chars: int = DEFAULT_LIMITS.max_meta_chars
+) -> tuple[str, dict[str, str]]:
+    """Title and metadata from ``<title>``, meta tags (Open Graph, Dublin Core…) and JSON-LD.
+
+    Every value is whitespace-normalised and cut to ``max_chars`` characters.
+    """
     candidates: dict[str, dict[str, str]] = {}
     for node in tree.css("meta, link[rel]"):
         attrs = node.attributes
         if node.tag == "link":
             rels = (attrs.get("rel") or "").lower().split()
             if "canonical" in rels and attrs.get("href"):
-                candidates.setdefault("canonical", {})["canonical"] = attrs["href"] or ""
+                href = (attrs["href"] or "")[:max_chars]
+                candidates.setdefault("canonical", {})["canonical"] = href
             continue
         key = (
             attrs.get("property")
@@ -286,7 +332,7 @@ def read_metadata(tree: LexborHTMLParser) -> tuple[str, dict[str, str]]:
         name = _META_KEY_FIELD.get(key)
         value = attrs.get("content")
         if name and value and value.strip():
-            candidates.setdefault(name, {}).setdefault(key, " ".join(value.split()))
+            candidates.setdefault(name, {}).setdefault(key, _clip(value, max_chars))
     meta: dict[str, str] = {}
     for name, keys in _META_SOURCES.items():
         got = candidates.get(name, {})
@@ -294,22 +340,22 @@ def read_metadata(tree: LexborHTMLParser) -> tuple[str, dict[str, str]]:
             if key in got:
                 meta[name] = got[key]
                 break
-    for name, value in _jsonld_metadata(tree).items():
+    for name, value in _jsonld_metadata(tree, max_chars).items():
         meta.setdefault(name, value)
     title_node = tree.css_first("title")
-    html_title = " ".join(title_node.text().split()) if title_node is not None else ""
+    html_title = _clip(title_node.text(), max_chars) if title_node is not None else ""
     if html_title:
         meta["html_title"] = html_title
     html_node = tree.css_first("html")
     if html_node is not None:
         lang = html_node.attributes.get("lang") or html_node.attributes.get("xml:lang")
         if lang and lang.strip():
-            meta["language"] = lang.strip()
+            meta["language"] = _clip(lang, max_chars)
     title = meta.get("og_title") or html_title
     if not title:
         h1 = tree.css_first("h1")
         if h1 is not None:
-            title = " ".join(h1.text().split())
+            title = _clip(h1.text(), max_chars)
     return title, meta
 
 
@@ -334,14 +380,16 @@ def parse_html(
     check_html_text(text, limits)
     if "\x00" in text:
         text = text.replace("\x00", "\ufffd")
+    text, warnings = bound_markup(text, limits)
     tree = LexborHTMLParser(text)
-    warnings: list[str] = []
     repaired = repair_swallowed_markup(tree, text, limits)
     if repaired is not None:
         text, tag = repaired
+        text, more = bound_markup(text, limits)  # the freed markup must obey the limits too
+        warnings.extend(w for w in more if w not in warnings)
         tree = LexborHTMLParser(text)
         warnings.append(f"an unclosed <{tag}> held the page's markup as text; it was closed")
-    title, meta = read_metadata(tree)
+    title, meta = read_metadata(tree, limits.max_meta_chars)
     return Document(
         tree=tree,
         url=url,
@@ -351,6 +399,191 @@ def parse_html(
         html_chars=len(text),
         warnings=warnings,
     )
+
+
+# -- structural limits, enforced on the text before the parser sees it -------------------------
+# A linear scan over the tags that tracks roughly what the parser's stack of open elements will
+# hold. It errs on the side of counting less than the parser nests (void elements, <p>, table
+# sections… are not counted; <td>, <li>, <dd>… close their open sibling as the parser does), so
+# only hostile pages are changed.
+_SCAN_RE = re.compile(r"<(?:(!--)|(/?)([A-Za-z][^\t\n\f\r />]*)([^<>]*))")
+_ATTR_RE = re.compile(r"""[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=>]*))?""")
+_VOID_TAGS = frozenset(
+    [
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "keygen",
+        "link",
+        "meta",
+        "param",
+        "source",
+        "track",
+        "wbr",
+    ]
+)
+# Never counted: end tags are optional (closed by siblings) or the element is a singleton.
+_UNCOUNTED_TAGS = _VOID_TAGS | frozenset(
+    [
+        "html",
+        "head",
+        "body",
+        "p",
+        "thead",
+        "tbody",
+        "tfoot",
+        "colgroup",
+        "caption",
+        "option",
+        "optgroup",
+        "rb",
+        "rt",
+        "rtc",
+        "rp",
+    ]
+)
+# Start tags that close an open element of the same kind (and what was left open inside it),
+# unless a boundary element comes first: tag → (closes, boundaries).
+_IMPLIED_CLOSE: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "td": (frozenset({"td", "th"}), frozenset({"tr", "table"})),
+    "th": (frozenset({"td", "th"}), frozenset({"tr", "table"})),
+    "tr": (frozenset({"tr"}), frozenset({"table"})),
+    "li": (frozenset({"li"}), frozenset({"ul", "ol", "menu"})),
+    "dt": (frozenset({"dt", "dd"}), frozenset({"dl"})),
+    "dd": (frozenset({"dt", "dd"}), frozenset({"dl"})),
+}
+_IMPLIED_CLOSE_WINDOW = 32  # how far down the stack a start tag looks for what it closes
+# Raw-text elements: their content is not markup, up to the matching end tag.
+_RAW_END_RES = {
+    tag: re.compile(rf"</{tag}", re.I)
+    for tag in ("script", "style", "xmp", "iframe", "noembed", "noframes", "textarea", "title")
+}
+
+
+def _tag_end(text: str, pos: int) -> int:
+    return pos + 1 if text.startswith(">", pos) else pos
+
+
+def bound_markup(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> tuple[str, list[str]]:
+    """``text`` with nesting, element count and attribute count brought within ``limits``.
+
+    Returns ``(text, warnings)``; the text is returned unchanged (the same object) when every
+    limit holds. Start tags nested deeper than ``max_depth`` are removed together with as many of
+    their end tags, so their content joins the ancestor; the page is cut before the start tag
+    that exceeds ``max_dom_nodes``; attributes beyond ``max_attributes`` are removed.
+    """
+    if text.count("<") <= min(limits.max_depth, limits.max_dom_nodes) and (
+        len(text) <= 2 * limits.max_attributes
+    ):
+        return text, []
+    max_depth, max_attrs = limits.max_depth, limits.max_attributes
+    edits: list[tuple[int, int, str]] = []  # (start, end, replacement), in text order
+    stack: list[str] = []
+    open_count: dict[str, int] = {}
+    dropped: dict[str, int] = {}
+    n_dropped = n_elements = n_attr_cut = 0
+    cut_at = -1
+    max_nodes = limits.max_dom_nodes
+    skip_to = 0  # end of the comment or raw text the last tag opened
+    for m in _SCAN_RE.finditer(text):
+        start = m.start()
+        if start < skip_to:
+            continue
+        is_comment, slash, name, rest = m.groups()
+        if is_comment:
+            end = text.find("-->", m.end())
+            if end < 0:
+                break
+            skip_to = end + 3
+            continue
+        name = name.lower()
+        if slash:  # an end tag
+            if dropped.get(name):
+                dropped[name] -= 1
+                edits.append((start, _tag_end(text, m.end()), ""))
+            elif open_count.get(name):
+                while stack:
+                    top = stack.pop()
+                    open_count[top] -= 1
+                    if top == name:
+                        break
+            continue
+        n_elements += 1
+        if n_elements > max_nodes:
+            cut_at = start
+            break
+        if len(rest) > max_attrs:
+            attrs = list(_ATTR_RE.finditer(rest))
+            if len(attrs) > max_attrs:
+                n_attr_cut += 1
+                keep = attrs[max_attrs - 1].end() if max_attrs > 0 else 0
+                edits.append((m.start(4) + keep, m.end(4), ""))
+        if name in _RAW_END_RES:
+            found = _RAW_END_RES[name].search(text, m.end())
+            if found is None:
+                break  # the rest of the page is this element's text
+            skip_to = found.start()
+            continue
+        if name == "plaintext":
+            break
+        if name in _UNCOUNTED_TAGS:
+            continue
+        if rest.endswith("/") and (open_count.get("svg") or open_count.get("math")):
+            continue  # self-closing foreign element (SVG/MathML)
+        implied = _IMPLIED_CLOSE.get(name)
+        if implied is not None and any(open_count.get(t) for t in implied[0]):
+            closes, boundaries = implied
+            for k in range(len(stack) - 1, max(len(stack) - _IMPLIED_CLOSE_WINDOW, 0) - 1, -1):
+                if stack[k] in boundaries:
+                    break
+                if stack[k] in closes:
+                    for top in stack[k:]:
+                        open_count[top] -= 1
+                    del stack[k:]
+                    break
+        if len(stack) >= max_depth:
+            n_dropped += 1
+            dropped[name] = dropped.get(name, 0) + 1
+            if edits and edits[-1][0] >= start:
+                edits.pop()  # the attribute cut inside this tag: the whole tag goes
+            edits.append((start, _tag_end(text, m.end()), ""))
+            continue
+        stack.append(name)
+        open_count[name] = open_count.get(name, 0) + 1
+    warnings = []
+    if n_dropped:
+        warnings.append(
+            f"flattened {n_dropped:,} element{'s' * (n_dropped != 1)} nested deeper than "
+            f"{max_depth} levels into their ancestors (ParseLimits.max_depth)"
+        )
+    if n_attr_cut:
+        warnings.append(
+            f"kept only the first {max_attrs:,} attributes of {n_attr_cut:,} "
+            f"element{'s' * (n_attr_cut != 1)} (ParseLimits.max_attributes)"
+        )
+    if cut_at >= 0:
+        warnings.append(
+            f"page has more than {limits.max_dom_nodes:,} elements; the HTML after character "
+            f"{cut_at:,} was ignored (ParseLimits.max_dom_nodes)"
+        )
+    if not edits and cut_at < 0:
+        return text, warnings
+    end_of_text = cut_at if cut_at >= 0 else len(text)
+    parts: list[str] = []
+    prev = 0
+    for start, end, replacement in edits:
+        if start >= end_of_text:
+            break
+        parts.append(text[prev:start])
+        parts.append(replacement)
+        prev = end
+    parts.append(text[prev:end_of_text])
+    return "".join(parts), warnings
 
 
 # Elements whose content the HTML parser reads as plain text up to their end tag: one left

@@ -65,18 +65,18 @@ def selection_markdown(page: Page, selection: Selection) -> str:
 def selection_text(page: Page, selection: Selection) -> str:
     """Plain text of the selected blocks: one element per line, split parts re-joined."""
     wanted = set(selection.indices)
-    lines: list[str] = []
+    lines: list[list[str]] = []  # pieces per line, joined once (a long split block is linear)
     prev_split: int | None = None
     for block in page.blocks:
         if block.index not in wanted:
             continue
         if block.split is not None and prev_split == block.split[0] and lines:
-            sep = "\n" if block.tag == "pre" else " "
-            lines[-1] = lines[-1] + sep + block.text
+            lines[-1].append("\n" if block.tag == "pre" else " ")
+            lines[-1].append(block.text)
         else:
-            lines.append(block.text)
+            lines.append([block.text])
         prev_split = block.split[0] if block.split is not None else None
-    return "\n".join(lines) + ("\n" if lines else "")
+    return "\n".join("".join(pieces) for pieces in lines) + ("\n" if lines else "")
 
 
 def selection_json(

@@ -28,12 +28,15 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from blockdex.page import Block, Page
-from blockdex.parse import Document
+from blockdex.parse import Document, bound_markup
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +50,12 @@ class SegmentConfig:
     max_path_levels: int = 12
     """How many ancestor tags the block's tag path keeps."""
     max_blocks: int = 20_000
-    """Blocks beyond this are dropped with a warning (bounded work on pathological pages)."""
+    """Blocks beyond this (also after splitting) are dropped with a warning: bounded work."""
+    max_block_chars: int = 4_000
+    """Longer blocks are cut into parts of this many characters even where no sentence or word
+    boundary allows it (base64, minified code, CJK without punctuation): ~4x a 200-token block."""
+    check_time_every: int = 4096
+    """How many DOM nodes the walk visits between two looks at the clock (time budget)."""
     max_caption_chars: int = 300
     """Image captions are cut to this length."""
     max_figure_levels: int = 4
@@ -160,6 +168,8 @@ CELL_TAGS = frozenset({"td", "th"})
 TABLE_SECTION_TAGS = frozenset({"thead", "tbody", "tfoot"})
 
 _WS_RE = re.compile(r"\s+")
+_SPACE_RE = re.compile(" ")
+_NEWLINE_RE = re.compile("\n")
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.U)
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?。！？;])\s+|(?<=[。！？])")
 
@@ -167,6 +177,54 @@ _SENTENCE_END_RE = re.compile(r"(?<=[.!?。！？;])\s+|(?<=[。！？])")
 def count_tokens(text: str) -> int:
     """Cheap, model-independent token count: words and punctuation marks."""
     return len(_TOKEN_RE.findall(text))
+
+
+def _count_tokens_upto(text: str, limit: int) -> int:
+    """:func:`count_tokens`, but stops counting past ``limit`` (no token list for huge texts)."""
+    if len(text) <= 64 * limit:
+        return len(_TOKEN_RE.findall(text))
+    n = 0
+    for _ in _TOKEN_RE.finditer(text):
+        n += 1
+        if n > limit:
+            break
+    return n
+
+
+_SQUASH_WINDOW = 1 << 18  # characters squashed at a time in huge texts
+
+
+def _squash_ws(s: str) -> str:
+    """Runs of whitespace as one space, ends stripped.
+
+    Huge texts go window by window (cut at whitespace): a 20 MB text node as one word list, or
+    through ``re.sub``, peaks at ~15x its size in short-lived strings.
+    """
+    if len(s) <= _SQUASH_WINDOW:
+        return " ".join(s.split())
+    out: list[str] = []
+    start, n = 0, len(s)
+    while start < n:
+        m = _WS_RE.search(s, min(start + _SQUASH_WINDOW, n))
+        end = m.start() if m else n
+        squashed = " ".join(s[start:end].split())
+        if squashed:
+            out.append(squashed)
+        start = m.end() if m else n
+    return " ".join(out)
+
+
+def _cut(text: str, max_chars: int) -> list[str]:
+    """``text`` in pieces of at most ``max_chars`` characters, cut at spaces when there are any."""
+    pieces: list[str] = []
+    while len(text) > max_chars:
+        cut = text.rfind(" ", max_chars // 2, max_chars)
+        cut = cut if cut > 0 else max_chars
+        pieces.append(text[:cut])
+        text = text[cut:].lstrip(" ")
+    if text:
+        pieces.append(text)
+    return pieces
 
 
 def _own_attr_tokens(node: LexborNode) -> str:
@@ -295,8 +353,12 @@ def _code_language(node: LexborNode) -> str:
 class _Walker:
     """One pass over a DOM subtree that emits raw blocks in reading order."""
 
-    def __init__(self, cfg: SegmentConfig, source: str, id_offset: int = 0) -> None:
+    def __init__(
+        self, cfg: SegmentConfig, source: str, id_offset: int = 0, deadline: float | None = None
+    ) -> None:
         self.cfg = cfg
+        self.deadline = deadline
+        self.timed_out = False
         self.source = source
         self.id_offset = id_offset
         self.out: list[_RawBlock] = []
@@ -319,14 +381,14 @@ class _Walker:
             text = text_raw.strip("\n")
             has_text = bool(text.strip())
         else:
-            text = " ".join(text_raw.split())
+            text = _squash_ws(text_raw)
             has_text = bool(text)
         if has_text:
             for t in reversed(frame.inline_stack):
                 frame.html.append(f"</{t}>")
             html = "".join(frame.html)
             if frame.mode != "pre":
-                html = " ".join(html.split())
+                html = _squash_ws(html)
             path, attrs = frame.ancestry(self.cfg.max_attr_levels)
             self.out.append(
                 _RawBlock(
@@ -514,8 +576,15 @@ class _Walker:
         node = root.child
         enter = self.enter
         exit_ = self.exit
+        deadline = self.deadline
+        every = self.cfg.check_time_every
+        visited = 0
         while node is not None:
             if len(self.out) > max_blocks:
+                break
+            visited += 1
+            if deadline is not None and visited % every == 0 and time.perf_counter() > deadline:
+                self.timed_out = True
                 break
             if enter(node):
                 self.depth += 1
@@ -543,69 +612,112 @@ class _Walker:
             self._flush(self.frames.pop())
 
 
-def _split_text(text: str, max_tokens: int) -> list[str]:
-    """Split text into parts of at most ``max_tokens`` tokens: by sentence, then by word."""
-    sentences = [s for s in _SENTENCE_END_RE.split(text) if s and s.strip()]
-    units: list[tuple[str, int]] = []
-    for s in sentences:
-        n = count_tokens(s)
-        if n <= max_tokens:
-            units.append((s, n))
-            continue
-        words = s.split(" ")
-        cur: list[str] = []
-        cur_n = 0
-        for w in words:
-            wn = count_tokens(w)
-            if cur and cur_n + wn > max_tokens:
-                units.append((" ".join(cur), cur_n))
-                cur, cur_n = [], 0
-            cur.append(w)
-            cur_n += wn
-        if cur:
-            units.append((" ".join(cur), cur_n))
-    parts: list[str] = []
+def _pieces(text: str, sep_re: re.Pattern[str]) -> Iterator[str]:
+    """The pieces of ``text`` between matches of ``sep_re``, lazily (like ``sep_re.split``).
+
+    Lazy so that a 20 MB block is never turned into millions of strings at once: splitting stops
+    as soon as the page's block budget is spent.
+    """
+    start = 0
+    for m in sep_re.finditer(text):
+        yield text[start : m.start()]
+        start = m.end()
+    yield text[start:]
+
+
+def _split_text(text: str, max_tokens: int, max_chars: int) -> Iterator[str]:
+    """Split text into parts of at most ``max_tokens`` tokens: by sentence, then by word.
+
+    A word longer than ``max_chars`` is cut into pieces of that length first, so no part grows
+    past ``max_chars`` however the text looks. Parts are produced lazily.
+    """
     buf: list[str] = []
-    buf_n = 0
-    for s, n in units:
-        if buf and buf_n + n > max_tokens:
-            parts.append(" ".join(buf))
-            buf, buf_n = [], 0
+    buf_n = buf_chars = 0
+    for s, n in _text_units(text, max_tokens, max_chars):
+        if buf and (buf_n + n > max_tokens or buf_chars + len(s) > max_chars):
+            yield " ".join(buf)
+            buf, buf_n, buf_chars = [], 0, 0
         buf.append(s.strip())
         buf_n += n
+        buf_chars += len(s) + 1
     if buf:
-        parts.append(" ".join(buf))
-    return parts
+        yield " ".join(buf)
 
 
-def _number_blocks(raw: list[_RawBlock], cfg: SegmentConfig) -> tuple[list[Block], int]:
+def _text_units(text: str, max_tokens: int, max_chars: int) -> Iterator[tuple[str, int]]:
+    """Sentences within the budget, else runs of words within it, with their token counts."""
+    for s in _pieces(text, _SENTENCE_END_RE):
+        if not s or not s.strip():
+            continue
+        n = _count_tokens_upto(s, max_tokens)
+        if n <= max_tokens and len(s) <= max_chars:
+            yield s, n
+            continue
+        cur: list[str] = []
+        cur_n = cur_chars = 0
+        for word in _pieces(s, _SPACE_RE):
+            for w in _cut(word, max_chars) if len(word) > max_chars else (word,):
+                wn = _count_tokens_upto(w, max_tokens)
+                if cur and (cur_n + wn > max_tokens or cur_chars + len(w) > max_chars):
+                    yield " ".join(cur), cur_n
+                    cur, cur_n, cur_chars = [], 0, 0
+                cur.append(w)
+                cur_n += wn
+                cur_chars += len(w) + 1
+        if cur:
+            yield " ".join(cur), cur_n
+
+
+def _split_pre(text: str, max_tokens: int, max_chars: int) -> Iterator[str]:
+    """Split preformatted text at line ends into parts of at most ``max_tokens`` tokens.
+
+    Lines longer than ``max_chars`` are cut into pieces of that length first. Lazy.
+    """
+    buf: list[str] = []
+    n = chars = 0
+    for line in _pieces(text, _NEWLINE_RE):
+        for piece in _cut(line, max_chars) if len(line) > max_chars else (line,):
+            ln = _count_tokens_upto(piece, max_tokens)
+            if buf and (n + ln > max_tokens or chars + len(piece) > max_chars):
+                yield "\n".join(buf)
+                buf, n, chars = [], 0, 0
+            buf.append(piece)
+            n += ln
+            chars += len(piece) + 1
+    if buf:
+        yield "\n".join(buf)
+
+
+def _number_blocks(raw: list[_RawBlock], cfg: SegmentConfig) -> tuple[list[Block], bool]:
+    """Number the raw blocks, splitting long ones; returns ``(blocks, complete)``.
+
+    Stops at ``cfg.max_blocks`` blocks; ``complete`` is False when that dropped some.
+    """
     blocks: list[Block] = []
     split_id = 0
+    complete = True
     for rb in raw:
+        if len(blocks) >= cfg.max_blocks:
+            return blocks, False
         # Cheap pre-check: text shorter than ~2.5 chars per token cannot exceed the budget
         # except for punctuation-dense strings, which the soft limit tolerates.
         if (
             len(rb.text) > cfg.min_chars_per_token * cfg.max_block_tokens
             and rb.tag != "img"
-            and count_tokens(rb.text) > cfg.max_block_tokens
+            and (
+                len(rb.text) > cfg.max_block_chars
+                or _count_tokens_upto(rb.text, cfg.max_block_tokens) > cfg.max_block_tokens
+            )
         ):
-            if rb.tag == "pre":
-                lines = rb.text.split("\n")
-                parts: list[str] = []
-                buf: list[str] = []
-                n = 0
-                for line in lines:
-                    ln = count_tokens(line)
-                    if buf and n + ln > cfg.max_block_tokens:
-                        parts.append("\n".join(buf))
-                        buf, n = [], 0
-                    buf.append(line)
-                    n += ln
-                if buf:
-                    parts.append("\n".join(buf))
-            else:
-                parts = _split_text(rb.text, cfg.max_block_tokens)
+            split = _split_pre if rb.tag == "pre" else _split_text
+            room = cfg.max_blocks - len(blocks)
+            parts = list(
+                islice(split(rb.text, cfg.max_block_tokens, cfg.max_block_chars), room + 1)
+            )
             if len(parts) > 1:
+                if len(parts) > room:
+                    parts = parts[:room]
+                    complete = False
                 total = len(parts)
                 for k, part in enumerate(parts, 1):
                     blocks.append(
@@ -627,6 +739,8 @@ def _number_blocks(raw: list[_RawBlock], cfg: SegmentConfig) -> tuple[list[Block
                         )
                     )
                 split_id += 1
+                if not complete:
+                    return blocks, False
                 continue
         blocks.append(
             Block(
@@ -645,13 +759,19 @@ def _number_blocks(raw: list[_RawBlock], cfg: SegmentConfig) -> tuple[list[Block
                 scope=rb.scope,
             )
         )
-    return blocks, split_id
+    return blocks, True
 
 
-def segment_document(doc: Document, cfg: SegmentConfig = DEFAULT_SEGMENT) -> Page:
-    """Segment a parsed (and normally cleaned) document into a :class:`Page`."""
+def segment_document(
+    doc: Document, cfg: SegmentConfig = DEFAULT_SEGMENT, *, deadline: float | None = None
+) -> Page:
+    """Segment a parsed (and normally cleaned) document into a :class:`Page`.
+
+    ``deadline`` (a :func:`time.perf_counter` value) ends the walk early, with a warning, so a
+    page that takes too long still yields the blocks found so far.
+    """
     warnings = list(doc.warnings)
-    walker = _Walker(cfg, "dom")
+    walker = _Walker(cfg, "dom", deadline=deadline)
     body = doc.tree.body
     if body is not None:
         walker.walk(body, include_root=True)
@@ -660,20 +780,31 @@ def segment_document(doc: Document, cfg: SegmentConfig = DEFAULT_SEGMENT) -> Pag
         if root is not None:
             walker.walk(root, include_root=True)
     raw = walker.out
+    timed_out = walker.timed_out
     for k, fragment in enumerate(doc.rescued):
+        if timed_out:
+            break
         frag_tree = LexborHTMLParser(
-            fragment if "<" in fragment else f"<p>{html_lib.escape(fragment)}</p>"
+            bound_markup(fragment)[0] if "<" in fragment else f"<p>{html_lib.escape(fragment)}</p>"
         )
         fbody = frag_tree.body
         if fbody is None:
             continue
-        fw = _Walker(cfg, "script", id_offset=-(k + 1) * (1 << 40))
+        fw = _Walker(cfg, "script", id_offset=-(k + 1) * (1 << 40), deadline=deadline)
         fw.walk(fbody, include_root=True)
         raw.extend(fw.out)
-    if len(raw) > cfg.max_blocks:
-        warnings.append(f"page has more than {cfg.max_blocks} blocks; the rest were dropped")
-        raw = raw[: cfg.max_blocks]
-    blocks, _ = _number_blocks(raw, cfg)
+        timed_out = fw.timed_out
+    if timed_out:
+        warnings.append(
+            f"the time budget ran out while segmenting; blocks after the first {len(raw):,} "
+            "were dropped (ExtractConfig.time_budget_s)"
+        )
+    blocks, complete = _number_blocks(raw[: cfg.max_blocks + 1], cfg)
+    if not complete or len(raw) > cfg.max_blocks:
+        warnings.append(
+            f"page has more than {cfg.max_blocks:,} blocks; the rest were dropped "
+            "(SegmentConfig.max_blocks)"
+        )
     return Page(
         blocks=tuple(blocks),
         title=doc.title,

@@ -451,7 +451,7 @@ def extract_batch(
 # -- proxy output ------------------------------------------------------------------------------
 
 _LINK_SCHEMES = ("http", "https")
-_TAG_SPLIT_RE = re.compile(r"(<[^>]*>)")
+_TAG_SPLIT_RE = re.compile(r"(<[^<>]*>)")  # [^<>]: a stray "<" cannot make it quadratic
 LINK_SEARCH_WINDOW = 400
 """Blocks looked ahead when matching a link's text to the block it sits in (bounds the work on
 pages with thousands of links)."""

@@ -38,6 +38,9 @@ class Baseline(Protocol):
 BASELINES: dict[str, str] = {
     "crunch": "blockdex.baselines.crunch:CrunchBaseline",
     "danag": "blockdex.baselines.danag:DanagBaseline",
+    "vsse": "blockdex.baselines.vsse:VsseBaseline",
+    "vsse-records": "blockdex.baselines.vsse:VsseRecordsBaseline",
+    "htmlrag": "blockdex.baselines.htmlrag:HtmlRagBaseline",
     "chunk-bm25": "blockdex.baselines.chunkrerank:ChunkBM25",
     "chunk-embed": "blockdex.baselines.chunkrerank:ChunkEmbed",
 }
@@ -45,6 +48,9 @@ BASELINES: dict[str, str] = {
 DESCRIPTIONS: dict[str, str] = {
     "crunch": "Crunch DOM filters (Gupta et al. 2003): ads, link lists, empty tables removed",
     "danag": "DANAg (Mohammadzadeh et al. 2011): smoothed content-vs-code line diagram",
+    "vsse": "VSSE: punctuated text nodes (vvtc) widened to their content areas, SimHash-refined",
+    "vsse-records": "VSSE records mode: WVC-guided walk to a record; attribute-value pairs",
+    "htmlrag": "HtmlRAG (Tan et al. 2025): HTML block tree pruned by BM25 to a token budget",
     "chunk-bm25": "chunk-and-rerank baseline: Markdown chunks ranked by BM25, 300-word budget",
     "chunk-embed": "chunk-and-rerank baseline: Markdown chunks ranked by MiniLM, 300-word budget",
 }
