@@ -284,7 +284,8 @@ def plot(
     if not have:
         return []
     have.sort(key=lambda s: -s.scores["F1"])
-    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(dataset).name) or "dataset"
+    name = re.sub(r"\.(jsonl|json)(\.gz)?$", "", Path(dataset).name)
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name) or "dataset"
     paths = []
     fig, ax = plt.subplots(figsize=(max(4, 0.8 * len(have) + 2), 3.5))
     means = [s.scores["F1"] for s in have]
@@ -353,9 +354,14 @@ def bench(
     if jobs > 1:
         from multiprocessing import get_context
 
+        from tqdm import tqdm
+
         with get_context("spawn").Pool(jobs) as pool:
             jobs_list = [(m, dataset, split, limit, lcs) for m in methods]
-            for method, recs, note in pool.imap_unordered(_worker, jobs_list):
+            done = pool.imap_unordered(_worker, jobs_list)
+            bar = tqdm(done, total=len(methods), desc="methods", unit="method", file=sys.stderr)
+            for method, recs, note in bar:
+                bar.set_postfix_str(f"{method} done")
                 if note:
                     notes.append(f"{method} skipped: {note}")
                 else:
