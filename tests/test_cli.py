@@ -104,3 +104,26 @@ def test_console_script_runs(data_dir: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "Tidal" in proc.stdout
+
+
+def test_limit_flags_reach_the_parser(capsys, tmp_path: Path) -> None:
+    page = tmp_path / "deep.html"
+    body = (
+        "<div>" * 40
+        + "<p>Deep text that a reader sees, with a sentence or two.</p>"
+        + "</div>" * 40
+    )
+    many = "".join(f"<p>Paragraph number {i} with some words in it.</p>" for i in range(50))
+    page.write_text(f"<html><body>{body}{many}</body></html>", encoding="utf-8")
+    code, out, err = run(capsys, "blocks", str(page), "--max-depth", "10")
+    assert code == 0 and "nested deeper than 10" in err + out
+    code, out, err = run(capsys, "extract", str(page), "--max-nodes", "60", "-f", "json")
+    assert code == 0
+    assert any("max_dom_nodes" in w for w in json.loads(out)["warnings"])
+    assert "Paragraph number 49" not in out
+    code, out, _ = run(capsys, "extract", str(page), "--time-budget", "0", "-f", "text")
+    assert code == 0 and "Paragraph number 49" in out
+    code, _, err = run(capsys, "extract", str(page), "--max-depth", "0")
+    assert code == 1 and "--max-depth must be at least 1" in err
+    code, _, err = run(capsys, "extract", str(page), "--time-budget", "-1")
+    assert code == 1 and "--time-budget" in err

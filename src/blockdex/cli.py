@@ -74,13 +74,38 @@ def read_input(
     return data, None, None
 
 
-def _make_extractor(args: argparse.Namespace):
-    from blockdex.extract import ExtractConfig, Extractor
-    from blockdex.parse import ParseLimits
+def _config(args: argparse.Namespace):
+    """The ExtractConfig the command-line limits ask for (defaults where none is given)."""
+    import dataclasses
 
-    config = (
-        ExtractConfig(parse=ParseLimits(max_input_bytes=args.max_bytes)) if args.max_bytes else None
-    )
+    from blockdex.extract import ExtractConfig
+    from blockdex.parse import DEFAULT_LIMITS
+
+    limits = {
+        field: value
+        for field, value in (
+            ("max_input_bytes", args.max_bytes),
+            ("max_dom_nodes", getattr(args, "max_nodes", None)),
+            ("max_depth", getattr(args, "max_depth", None)),
+        )
+        if value is not None
+    }
+    for field, value in limits.items():
+        if value < 1:
+            raise BlockdexError(f"--{field.replace('_', '-')} must be at least 1, not {value}")
+    config = ExtractConfig(parse=dataclasses.replace(DEFAULT_LIMITS, **limits))
+    budget = getattr(args, "time_budget", None)
+    if budget is not None:
+        if budget < 0:
+            raise BlockdexError(f"--time-budget must be 0 (no budget) or more, not {budget}")
+        config = dataclasses.replace(config, time_budget_s=budget or None)
+    return config
+
+
+def _make_extractor(args: argparse.Namespace):
+    from blockdex.extract import Extractor
+
+    config = _config(args)
     options = {}
     for name in ("llm_url", "llm_model"):
         value = getattr(args, name, None)
@@ -159,7 +184,7 @@ def cmd_blocks(args: argparse.Namespace) -> int:
     data, url, ctype = read_input(args.source, max_bytes=args.max_bytes)
     from blockdex.extract import Extractor
 
-    page = Extractor().segment(data, url=url, content_type=ctype)
+    page = Extractor(config=_config(args)).segment(data, url=url, content_type=ctype)
     if args.json:
         import json
 
@@ -174,9 +199,12 @@ def cmd_blocks(args: argparse.Namespace) -> int:
             }
             for b in page.blocks
         ]
-        out = json.dumps({"title": page.title, "blocks": rows}, ensure_ascii=False, indent=1) + "\n"
+        record = {"title": page.title, "warnings": list(page.warnings), "blocks": rows}
+        out = json.dumps(record, ensure_ascii=False, indent=1) + "\n"
     else:
         out = page.tagged_text() + "\n"
+        for warning in page.warnings:
+            print(f"blockdex: warning: {warning}", file=sys.stderr)
     _write(out, args.out)
     return 0
 
@@ -225,6 +253,29 @@ def _add_input_args(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="refuse inputs larger than N bytes (default 32 MiB)",
+    )
+    p.add_argument(
+        "--max-nodes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="parse at most N elements; the rest of the page is cut, with a warning"
+        " (default 500000)",
+    )
+    p.add_argument(
+        "--max-depth",
+        type=int,
+        default=None,
+        metavar="N",
+        help="flatten elements nested deeper than N, with a warning (default 512)",
+    )
+    p.add_argument(
+        "--time-budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop segmenting a page after this long and use the blocks found so far,"
+        " with a warning (default 30; 0 = no budget)",
     )
 
 
