@@ -35,6 +35,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
+from blockdex.cliargs import add_predictor_option
 from blockdex.errors import BlockdexError, MissingExtra
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz")
@@ -761,15 +762,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=f"file format of the parts (default {defaults.write})",
     )
     p.add_argument("-q", "--query", help="keep the blocks relevant to this query on every page")
-    p.add_argument(
-        "-p",
-        "--predictor",
-        "--method",
-        dest="predictor",
-        default=None,
-        metavar="NAME",
-        help="how blocks are chosen (default: the main-content model)",
-    )
+    add_predictor_option(p, "how blocks are chosen (default: the main-content model)")
     p.add_argument(
         "-j",
         "--jobs",

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from blockdex.cliargs import add_predictor_option
 from blockdex.errors import BlockdexError, EmptyInput
 
 # Modules that add sub-commands (each defines register(subparsers)).
@@ -312,14 +313,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="markdown",
         help="output format (default: markdown)",
     )
-    p.add_argument(
-        "-p",
-        "--predictor",
-        "--method",
-        dest="predictor",
-        default=None,
-        metavar="NAME",
-        help="how blocks are chosen; 'blockdex methods' lists them (default: the main-content model)",
+    add_predictor_option(
+        p, "how blocks are chosen; 'blockdex methods' lists them (default: the main-content model)"
     )
     p.add_argument(
         "--url", help="the page's URL, when reading a file (used for metadata and prompts)"

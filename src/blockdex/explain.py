@@ -23,6 +23,7 @@ from importlib import resources
 from string import Template
 from typing import TYPE_CHECKING, Any
 
+from blockdex.cliargs import add_predictor_option
 from blockdex.errors import UnknownPredictor, UnsupportedFormat
 
 if TYPE_CHECKING:
@@ -322,14 +323,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "source", metavar="FILE|URL|-", help="an HTML file, an http(s) URL, or - for standard input"
     )
     p.add_argument("-q", "--query", help="explain query-relevant extraction for this question")
-    p.add_argument(
-        "-p",
-        "--predictor",
-        "--method",
-        dest="predictor",
-        default=None,
-        metavar="NAME",
-        help="predictor or classic method to explain ('blockdex methods' lists them)",
+    add_predictor_option(
+        p, "predictor or classic method to explain ('blockdex methods' lists them)"
     )
     p.add_argument("--url", help="the page's URL, when reading a file")
     p.add_argument(
