@@ -72,6 +72,27 @@ def test_hybrid_brings_the_list_of_a_kept_section_and_answers_na_for_unrelated_q
 
 
 @needs_embed
+def test_at_most_max_embedded_blocks_are_embedded():
+    import numpy as np
+
+    from blockdex.predict.relevance import HybridPredictor, relevance_scores
+
+    page = Extractor("all").segment(PAGE)
+    everything = np.ones(len(page.blocks), dtype=np.float32)
+    wide = relevance_scores(page, "battery life", content_prob=everything, max_embedded=1000)
+    narrow = relevance_scores(page, "battery life", content_prob=everything, max_embedded=3)
+    assert np.count_nonzero(wide.column("cos")) > 3
+    assert np.count_nonzero(narrow.column("cos")) == 3
+    # the three embedded blocks are the ones that share the most query words
+    cov = narrow.column("coverage")
+    assert cov[np.flatnonzero(narrow.column("cos"))].min() == cov.max()
+    with pytest.raises(ValueError, match="max_embedded"):
+        HybridPredictor(max_embedded=0)
+    kept = Extractor("hybrid", max_embedded=8).run(PAGE, query="battery life")
+    assert "500 Wh battery" in " ".join(_texts(kept.page, kept.selection))
+
+
+@needs_embed
 def test_query_is_answered_by_hybrid_by_default_with_scores_in_json():
     out = json.loads(blockdex.extract(PAGE, query="price verdict", output="json"))
     assert out["predictor"] == "hybrid" and out["query"] == "price verdict"

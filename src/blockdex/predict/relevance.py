@@ -173,8 +173,12 @@ def relevance_scores(
     *,
     embed: bool = True,
     content_prob: np.ndarray | None = None,
+    max_embedded: int = EMBED_MAX_BLOCKS,
 ) -> RelevanceScores:
-    """Compute every feature of :data:`FEATURES` for the blocks of ``page``."""
+    """Compute every feature of :data:`FEATURES` for the blocks of ``page``.
+
+    With ``content_prob``, at most ``max_embedded`` blocks are embedded (the rest get cosine 0).
+    """
     n = len(page.blocks)
     paths = heading_paths(page)
     docs = _documents(page, paths)
@@ -193,10 +197,10 @@ def relevance_scores(
             # Blocks the content model rules out and that share no word with the query are
             # not embedded (cosine 0): most of a page's blocks, and most of the cost.
             candidates = (content_prob >= EMBED_MIN_CONTENT_PROB) | (coverage > 0)
-            if candidates.sum() > EMBED_MAX_BLOCKS:
+            if candidates.sum() > max_embedded:
                 rank = np.where(candidates, coverage + content_prob, -1.0)
                 candidates = np.zeros(n, dtype=bool)
-                candidates[np.argsort(-rank, kind="stable")[:EMBED_MAX_BLOCKS]] = True
+                candidates[np.argsort(-rank, kind="stable")[:max_embedded]] = True
         doc_vecs, path_vecs = _page_vectors(page, docs, paths, candidates)
         from blockdex.embed import shared_encoder
 
@@ -382,13 +386,29 @@ class HybridPredictor(_RelevanceBase):
 
     name = "hybrid"
 
-    def __init__(self, model_path: str | None = None, *, embed: bool = True, **kw: Any) -> None:
+    def __init__(
+        self,
+        model_path: str | None = None,
+        *,
+        embed: bool = True,
+        max_embedded: int = EMBED_MAX_BLOCKS,
+        **kw: Any,
+    ) -> None:
+        """``max_embedded``: blocks embedded per page at most (embedding is most of the cost;
+        speed/F1 trade-off measured in benchmarks/NOTES.md)."""
         super().__init__(model_path, **kw)
+        if max_embedded < 1:
+            raise ValueError(f"max_embedded must be at least 1, not {max_embedded}")
         self.embed = embed
+        self.max_embedded = max_embedded
 
     def probabilities(self, page: Page, query: str) -> np.ndarray:
         rs = relevance_scores(
-            page, query, embed=self.embed, content_prob=_content_probabilities(page)
+            page,
+            query,
+            embed=self.embed,
+            content_prob=_content_probabilities(page),
+            max_embedded=self.max_embedded,
         )
         return hybrid_probabilities(self.model["hybrid"], rs.features)
 
