@@ -91,3 +91,25 @@ def test_trafilatura_row_agrees_with_an_independent_run(shared_data: Path) -> No
     for page, rec in zip(pages, recs, strict=True):
         independent = token_prf(trafilatura.extract(page.html) or "", page.ground_truth).f1
         assert rec.f1 == pytest.approx(independent)
+
+
+def test_dataset_pages_use_the_seeded_split_whatever_their_source_says(tmp_path) -> None:
+    """wcxb's records all say "split": "dev" (the benchmark's own dev set): blockdex's dev split
+    must still be the seeded 30 %, or training pages leak into the reported figures."""
+    import gzip
+
+    from blockdex.evaluate.bench import _load_pages
+    from blockdex.evaluate.datasets import split_of
+
+    html = "<html><body><p>Some text here.</p></body></html>"
+    base = {"html": html, "ground_truth_text": "Some text", "split": "dev"}
+    recs = [dict(base, id=f"p{i}") for i in range(40)]
+    qe = [dict(r, id=f"q{i}", query="text", relevant_text="Some text") for i, r in enumerate(recs)]
+    for name, rows in (("pages", recs), ("qe", qe)):
+        with gzip.open(tmp_path / f"{name}.jsonl.gz", "wt", encoding="utf-8") as f:
+            f.writelines(json.dumps(r) + "\n" for r in rows)
+    dev = {p.id for p in _load_pages(str(tmp_path / "pages.jsonl.gz"), "dev", None)}
+    assert dev == {f"p{i}" for i in range(40) if split_of(f"p{i}") == "dev"}
+    assert 0 < len(dev) < 40
+    # query records carry the split the QE builder gave them
+    assert len(_load_pages(str(tmp_path / "qe.jsonl.gz"), "dev", None)) == 40

@@ -318,13 +318,16 @@ def plot(
     return paths
 
 
+def _split(page: EvalPage) -> str:
+    if page.query is not None and page.meta.get("split"):
+        return str(page.meta["split"])
+    return split_of(page.id)
+
+
 def _load_pages(dataset: str, split: str, limit: int | None) -> list[EvalPage]:
-    # QE records carry their own split (dev = tuning, test = reporting); datasets use the hash.
-    pages = [
-        p
-        for p in load_dataset(dataset)
-        if split == "all" or (p.meta.get("split") or split_of(p.id)) == split
-    ]
+    # QE records carry their own split (dev = tuning, test = reporting); dataset pages use the
+    # seeded hash, whatever split their source assigns them (wcxb's pages all say "dev").
+    pages = [p for p in load_dataset(dataset) if split == "all" or _split(p) == split]
     if not pages:
         raise BlockdexError(f"{dataset} has no pages in the {split!r} split")
     return pages[:limit] if limit else pages
