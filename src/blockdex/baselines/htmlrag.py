@@ -139,6 +139,8 @@ def clean_tree(body: LexborNode, cfg: HtmlRagConfig = DEFAULT_HTMLRAG) -> None:
         node.decompose()
     keep = set(cfg.keep_attributes)
     for node in body.traverse():
+        if not node.is_element_node:  # e.g. "<?php …?>", a bogus comment the first pass missed
+            continue
         attrs = node.attrs
         for name in list(attrs.keys()):
             value = attrs.get(name) or ""
