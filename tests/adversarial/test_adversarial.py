@@ -120,6 +120,26 @@ def test_depth_limit_flattens_with_warning() -> None:
     assert "The committee met" in record["markdown"]
 
 
+def test_small_pages_are_checked_after_parsing_with_the_same_result() -> None:
+    """Pages under PARSE_FIRST_MAX_TAGS are parsed first and their tree checked; a violation
+    falls back to the pre-parse scan, so the result is the scan's."""
+    from blockdex.parse import PARSE_FIRST_MAX_TAGS, bound_markup, parse_html
+
+    deep = "<html><body>" + "<div>" * 600 + "<p>deep text</p>" + "</div>" * 600 + "</body></html>"
+    crowded = (
+        "<html><body><div " + " ".join(f"a{k}=1" for k in range(1_200)) + ">x</div></body></html>"
+    )
+    for page, limit in ((deep, "max_depth"), (crowded, "max_attributes")):
+        assert page.count("<") <= PARSE_FIRST_MAX_TAGS
+        doc = parse_html(page)
+        assert any(f"ParseLimits.{limit}" in w for w in doc.warnings), doc.warnings
+        assert doc.html_chars == len(bound_markup(page)[0]) < len(page)
+    # a page within the limits is parsed once, unchanged and without warnings
+    fine = "<html><body>" + "<div>" * 400 + "<p>text</p>" + "</div>" * 400 + "</body></html>"
+    doc = parse_html(fine)
+    assert not doc.warnings and doc.html_chars == len(fine)
+
+
 def test_node_limit_cuts_with_warning() -> None:
     from blockdex.parse import ParseLimits
 
