@@ -342,6 +342,16 @@ def _worker(job: tuple[str, str, str, int | None, bool]) -> tuple[str, list[dict
     return method, [asdict(r) for r in recs], None
 
 
+def _init_worker() -> None:
+    # tqdm's default lock is a multiprocessing semaphore; a pool worker is terminated, not
+    # joined, so that semaphore would be reported as leaked at exit. A thread lock suffices here.
+    import threading
+
+    from tqdm import tqdm
+
+    tqdm.set_lock(threading.RLock())
+
+
 def bench(
     dataset: str,
     methods: list[str],
@@ -359,7 +369,7 @@ def bench(
 
         from tqdm import tqdm
 
-        with get_context("spawn").Pool(jobs) as pool:
+        with get_context("spawn").Pool(jobs, initializer=_init_worker) as pool:
             jobs_list = [(m, dataset, split, limit, lcs) for m in methods]
             done = pool.imap_unordered(_worker, jobs_list)
             bar = tqdm(done, total=len(methods), desc="methods", unit="method", file=sys.stderr)
