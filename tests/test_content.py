@@ -62,6 +62,16 @@ def test_forest_matches_a_hand_built_tree() -> None:
     assert forest.raw(X).tolist() == [-1.0, 1.0, 3.0]
 
 
+def test_forest_in_row_chunks_gives_the_same_sums(monkeypatch) -> None:
+    forest = ContentModel.load().stage1
+    X = np.random.default_rng(3).random((2_500, len(FEATURE_NAMES)), dtype=np.float32) * 20
+    whole = forest._raw(X)  # all rows at once
+    monkeypatch.setattr(Forest, "ROWS_PER_CHUNK", 7)
+    chunked = forest.raw(X)
+    assert chunked.shape == (2_500,) and np.array_equal(whole, chunked)
+    assert forest.raw(X[:0]).shape == (0,)
+
+
 def test_model_with_other_features_is_refused() -> None:
     raw = resources.files("blockdex.predict").joinpath("content_model.json").read_text()
     spec = json.loads(raw)
