@@ -167,6 +167,8 @@ def test_poison_pages_become_error_records_and_the_run_goes_on(tmp_path):
 def test_unknown_predictor_and_bad_settings_fail_before_starting(tmp_path):
     with pytest.raises(BlockdexError, match="unknown predictor"):
         run_batch([str(DATA / "pages")], tmp_path / "o1", _cfg(predictor="nope"), progress=False)
+    with pytest.raises(BlockdexError, match=r"'crunch' is a classic method.*blockdex extract"):
+        run_batch([str(DATA / "pages")], tmp_path / "o3", _cfg(predictor="crunch"), progress=False)
     with pytest.raises(BlockdexError, match="--write"):
         run_batch([str(DATA / "pages")], tmp_path / "o2", _cfg(write="csv"), progress=False)
 

@@ -83,6 +83,7 @@ def test_missing_file_and_directory(capsys, tmp_path: Path) -> None:
 def test_unknown_predictor_lists_the_available_ones(capsys, data_dir: Path) -> None:
     code, _, err = run(capsys, "extract", str(data_dir / "article.html"), "--predictor", "nope")
     assert code == 1 and "unknown" in err and "all" in err
+    assert "classic methods: " in err and "crunch" in err  # they run through extract too
 
 
 def test_methods_lists_predictors(capsys) -> None:

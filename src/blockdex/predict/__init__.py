@@ -81,8 +81,12 @@ def get_predictor(name: str, **options: Any) -> Predictor:
             except (ImportError, AttributeError) as exc:
                 raise UnknownPredictor(f"cannot load predictor {name!r}: {exc}") from None
             return factory(**options)
+        from blockdex.baselines import available_baselines
+
         raise UnknownPredictor(
-            f"unknown predictor {name!r}; available: {', '.join(available_predictors())}"
+            f"unknown predictor {name!r}; predictors: {', '.join(available_predictors())}; "
+            f"classic methods: {', '.join(available_baselines())} ('blockdex methods' "
+            "describes each)"
         ) from None
     if isinstance(factory, str):
         module_name, _, attr = factory.partition(":")
