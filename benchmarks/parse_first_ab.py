@@ -33,7 +33,7 @@ def main() -> int:
 
     warnings.filterwarnings("ignore")
     pages = [p.html for p in load_dataset(args.dataset, limit=args.limit)]
-    parse_first = P._parse_within_limits
+    parse_first = P.parse_bounded
     ex = Extractor()
 
     def run(fn) -> float:
@@ -52,9 +52,9 @@ def main() -> int:
     theirs(pages[0])
     times: dict[str, list[float]] = {"scan first": [], "parse first": [], "trafilatura": []}
     for _ in range(args.rounds):
-        P._parse_within_limits = _scan_first
+        P.parse_bounded = _scan_first
         times["scan first"].append(run(ours))
-        P._parse_within_limits = parse_first
+        P.parse_bounded = parse_first
         times["parse first"].append(run(ours))
         times["trafilatura"].append(run(theirs))
     rate = {k: len(pages) / min(v) for k, v in times.items()}

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from blockdex.parse import Document, bound_markup
+from blockdex.parse import Document, parse_bounded
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,9 +263,7 @@ def new_fragments(
     for fragment in candidates:
         text = fragment
         if _HAS_TAG_RE.search(fragment):
-            from selectolax.lexbor import LexborHTMLParser
-
-            text = LexborHTMLParser(bound_markup(fragment)[0]).text(separator=" ")
+            text = parse_bounded(fragment)[0].text(separator=" ")
         words = _probe_words(text[: cfg.probe_chars], cfg.probe_word_chars)
         if len(words) < cfg.min_probe_words:
             continue

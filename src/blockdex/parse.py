@@ -381,13 +381,12 @@ def parse_html(
     check_html_text(text, limits)
     if "\x00" in text:
         text = text.replace("\x00", "\ufffd")
-    tree, text, warnings = _parse_within_limits(text, limits)
+    tree, text, warnings = parse_bounded(text, limits)
     repaired = repair_swallowed_markup(tree, text, limits)
     if repaired is not None:
         text, tag = repaired
-        text, more = bound_markup(text, limits)  # the freed markup must obey the limits too
+        tree, text, more = parse_bounded(text, limits)  # the freed markup obeys them too
         warnings.extend(w for w in more if w not in warnings)
-        tree = LexborHTMLParser(text)
         warnings.append(f"an unclosed <{tag}> held the page's markup as text; it was closed")
     title, meta = read_metadata(tree, limits.max_meta_chars)
     return Document(
@@ -490,8 +489,13 @@ def _has_crowded_tag(text: str, max_attributes: int) -> bool:
     )
 
 
-def _parse_within_limits(text: str, limits: ParseLimits) -> tuple[LexborHTMLParser, str, list[str]]:
-    """Parse ``text`` into a tree that obeys ``limits``: ``(tree, text parsed, warnings)``."""
+def parse_bounded(
+    text: str, limits: ParseLimits = DEFAULT_LIMITS
+) -> tuple[LexborHTMLParser, str, list[str]]:
+    """Parse ``text`` into a tree that obeys ``limits``: ``(tree, text parsed, warnings)``.
+
+    The one way blockdex turns untrusted markup into a tree (pages and script-rescued fragments).
+    """
     n_lt = text.count("<")
     if n_lt <= min(PARSE_FIRST_MAX_TAGS, limits.max_dom_nodes) and not _has_crowded_tag(
         text, limits.max_attributes

@@ -33,10 +33,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
 
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from selectolax.lexbor import LexborNode
 
 from blockdex.page import Block, Page
-from blockdex.parse import Document, bound_markup
+from blockdex.parse import Document, parse_bounded
 
 
 @dataclass(frozen=True, slots=True)
@@ -784,9 +784,9 @@ def segment_document(
     for k, fragment in enumerate(doc.rescued):
         if timed_out:
             break
-        frag_tree = LexborHTMLParser(
-            bound_markup(fragment)[0] if "<" in fragment else f"<p>{html_lib.escape(fragment)}</p>"
-        )
+        frag_tree = parse_bounded(
+            fragment if "<" in fragment else f"<p>{html_lib.escape(fragment)}</p>"
+        )[0]
         fbody = frag_tree.body
         if fbody is None:
             continue
