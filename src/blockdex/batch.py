@@ -618,15 +618,8 @@ def run_batch(
     if cfg.part_size < 1:
         raise BlockdexError("--part-size must be at least 1")
     if cfg.predictor is not None and ":" not in cfg.predictor:
-        from blockdex.baselines import available_baselines
         from blockdex.predict import available_predictors, get_predictor
 
-        if cfg.predictor in available_baselines():
-            raise BlockdexError(
-                f"{cfg.predictor!r} is a classic method, and batch runs block predictors only "
-                f"({', '.join(available_predictors())}); run it per page with 'blockdex extract "
-                f"--method {cfg.predictor}' or blockdex.baselines.get_baseline"
-            )
         if cfg.predictor not in available_predictors():
             get_predictor(cfg.predictor)  # raises UnknownPredictor with the list of names
     out = Path(out_dir)

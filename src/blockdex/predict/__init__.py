@@ -83,6 +83,14 @@ def get_predictor(name: str, **options: Any) -> Predictor:
             return factory(**options)
         from blockdex.baselines import available_baselines
 
+        if name in available_baselines():
+            # extract, explain, serve and bench run classic methods themselves, before asking
+            # for a predictor: whoever gets here (batch, the Python API) can only take predictors.
+            raise UnknownPredictor(
+                f"{name!r} is a classic method, not a block predictor "
+                f"({', '.join(available_predictors())}); run it with 'blockdex extract "
+                f"--method {name}', 'blockdex explain', the server or blockdex.baselines.get_baseline"
+            ) from None
         raise UnknownPredictor(
             f"unknown predictor {name!r}; predictors: {', '.join(available_predictors())}; "
             f"classic methods: {', '.join(available_baselines())} ('blockdex methods' "
