@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from blockdex.errors import UnknownPredictor
+
+if TYPE_CHECKING:
+    from blockdex.parse import Document
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +26,18 @@ class BaselineResult:
     title: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
     """Method-specific output (e.g. VSSE records, DANAg curves) for JSON rendering."""
+
+
+def parse_page(html: str | bytes, url: str | None, keep_noscripts: bool) -> Document:
+    """The page parsed as every classic method starts from it: within blockdex's parse limits,
+    and with content-holding ``<noscript>`` unwrapped when ``keep_noscripts``."""
+    from blockdex.clean import keep_content_noscripts
+    from blockdex.parse import parse_html
+
+    doc = parse_html(html, url=url)
+    if keep_noscripts:
+        keep_content_noscripts(doc)
+    return doc
 
 
 @runtime_checkable

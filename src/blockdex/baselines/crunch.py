@@ -35,10 +35,8 @@ from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from blockdex.baselines import BaselineResult
-from blockdex.clean import keep_content_noscripts
+from blockdex.baselines import BaselineResult, parse_page
 from blockdex.errors import BlockdexError
-from blockdex.parse import parse_html
 from blockdex.segment import BLOCK_TAGS
 
 # Elements whose content a browser never shows as text: skipped by visible_text in any case.
@@ -503,9 +501,7 @@ class CrunchBaseline:
     ) -> BaselineResult:
         """The page with the enabled filters applied (``query`` is ignored: Crunch has none)."""
         cfg = self.config
-        doc = parse_html(html, url=url)
-        if cfg.keep_content_noscripts:
-            keep_content_noscripts(doc)
+        doc = parse_page(html, url, cfg.keep_content_noscripts)
         report = crunch_tree(doc.tree, cfg)
         removed_links = report.pop("removed_links")
         body = doc.tree.body

@@ -34,11 +34,9 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
 
-from blockdex.baselines import BaselineResult
+from blockdex.baselines import BaselineResult, parse_page
 from blockdex.baselines.crunch import visible_text
-from blockdex.clean import keep_content_noscripts
 from blockdex.errors import BlockdexError, MissingExtra
-from blockdex.parse import parse_html
 from blockdex.segment import BLOCK_TAGS
 
 
@@ -92,9 +90,7 @@ class DanagSelection:
 
 def preprocess(html: str | bytes, cfg: DanagConfig = DEFAULT_DANAG) -> tuple[str, str]:
     """The page body re-serialised without scripts, styles and comments; and the page title."""
-    doc = parse_html(html)
-    if cfg.keep_content_noscripts:
-        keep_content_noscripts(doc)
+    doc = parse_page(html, None, cfg.keep_content_noscripts)
     tree = doc.tree
     if cfg.drop_tags:
         tree.strip_tags(list(cfg.drop_tags))

@@ -37,11 +37,9 @@ from typing import Any
 import numpy as np
 from selectolax.lexbor import LexborNode
 
-from blockdex.baselines import BaselineResult
+from blockdex.baselines import BaselineResult, parse_page
 from blockdex.baselines.crunch import visible_text
-from blockdex.clean import keep_content_noscripts
 from blockdex.errors import BlockdexError, MissingExtra
-from blockdex.parse import parse_html
 from blockdex.segment import BLOCK_TAGS, count_tokens
 
 # -- tables the rules read ----------------------------------------------------------------------
@@ -475,9 +473,7 @@ class HtmlRagBaseline:
     ) -> BaselineResult:
         """The page's HTML cleaned, compressed and pruned to the budget around ``query``."""
         cfg = self.config
-        doc = parse_html(html, url=url)
-        if cfg.keep_content_noscripts:
-            keep_content_noscripts(doc)
+        doc = parse_page(html, url, cfg.keep_content_noscripts)
         title = doc.title
         body = doc.tree.body
         q = (query or "").strip() or title

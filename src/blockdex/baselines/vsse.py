@@ -55,11 +55,9 @@ from typing import Any
 
 from selectolax.lexbor import LexborNode
 
-from blockdex.baselines import BaselineResult
+from blockdex.baselines import BaselineResult, parse_page
 from blockdex.baselines.crunch import visible_text
-from blockdex.clean import keep_content_noscripts
 from blockdex.errors import BlockdexError
-from blockdex.parse import parse_html
 from blockdex.segment import BLOCK_TAGS
 
 # -- tables the rules read ----------------------------------------------------------------------
@@ -453,9 +451,7 @@ def record_pairs(area: LexborNode, cfg: VsseConfig = DEFAULT_VSSE) -> list[dict[
 
 
 def _document(html: str | bytes, url: str | None, cfg: VsseConfig):
-    doc = parse_html(html, url=url)
-    if cfg.keep_content_noscripts:
-        keep_content_noscripts(doc)
+    doc = parse_page(html, url, cfg.keep_content_noscripts)
     if cfg.drop_tags:
         doc.tree.strip_tags(list(cfg.drop_tags))
     body = doc.tree.body
