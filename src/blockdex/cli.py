@@ -86,8 +86,8 @@ def _config(args: argparse.Namespace):
         field: value
         for field, value in (
             ("max_input_bytes", args.max_bytes),
-            ("max_dom_nodes", getattr(args, "max_nodes", None)),
-            ("max_depth", getattr(args, "max_depth", None)),
+            ("max_dom_nodes", args.max_nodes),
+            ("max_depth", args.max_depth),
         )
         if value is not None
     }
@@ -95,7 +95,7 @@ def _config(args: argparse.Namespace):
         if value < 1:
             raise BlockdexError(f"--{field.replace('_', '-')} must be at least 1, not {value}")
     config = ExtractConfig(parse=dataclasses.replace(DEFAULT_LIMITS, **limits))
-    budget = getattr(args, "time_budget", None)
+    budget = args.time_budget
     if budget is not None:
         if budget < 0:
             raise BlockdexError(f"--time-budget must be 0 (no budget) or more, not {budget}")
@@ -153,7 +153,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     data, url, ctype = read_input(args.source, max_bytes=args.max_bytes)
     from blockdex.baselines import BASELINES
 
-    if getattr(args, "records", False):
+    if args.records:
         if args.predictor not in (None, "vsse", "vsse-records"):
             raise BlockdexError("--records applies only to --method vsse")
         args.predictor = "vsse-records"
