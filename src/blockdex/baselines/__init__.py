@@ -7,11 +7,12 @@ Each is registered here by name as ``"module:Class"`` and imported on first use.
 
 from __future__ import annotations
 
+import html as html_lib
 import importlib
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
-from blockdex.errors import UnknownPredictor
+from blockdex.errors import BlockdexError, UnknownPredictor
 
 if TYPE_CHECKING:
     from blockdex.parse import Document
@@ -38,6 +39,28 @@ def parse_page(html: str | bytes, url: str | None, keep_noscripts: bool) -> Docu
     if keep_noscripts:
         keep_content_noscripts(doc)
     return doc
+
+
+def html_document(title: str, body_html: str) -> str:
+    """A classic method's output page: ``title`` (escaped here) and the kept body markup."""
+    return (
+        f"<!DOCTYPE html><html><head><title>{html_lib.escape(title)}</title></head>"
+        f"<body>{body_html}</body></html>"
+    )
+
+
+C = TypeVar("C")
+
+
+def with_settings(config: C, overrides: dict[str, Any], method: str) -> C:
+    """``config`` (a dataclass) with keyword ``overrides``; unknown names raise BlockdexError."""
+    known = [f.name for f in fields(config)]  # type: ignore[arg-type]
+    unknown = sorted(set(overrides) - set(known))
+    if unknown:
+        raise BlockdexError(
+            f"unknown {method} setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+        )
+    return replace(config, **overrides)  # type: ignore[type-var]
 
 
 @runtime_checkable

@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from blockdex.baselines import BaselineResult, parse_page
+from blockdex.baselines import BaselineResult, html_document, parse_page
 from blockdex.errors import BlockdexError
 from blockdex.segment import BLOCK_TAGS
 
@@ -511,11 +511,7 @@ class CrunchBaseline:
             block, lines = _retained_links_html(removed_links, cfg.removed_links_heading)
             body_html += block
             text = "\n".join(filter(None, [text, *lines]))
-        title = html_lib.escape(doc.title)
-        out = (
-            f"<!DOCTYPE html><html><head><title>{title}</title></head>"
-            f"<body>{body_html}</body></html>"
-        )
+        out = html_document(doc.title, body_html)
         extra = {
             "crunch": {
                 "removed": report,

@@ -28,13 +28,13 @@ from __future__ import annotations
 import argparse
 import html as html_lib
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
 
-from blockdex.baselines import BaselineResult, parse_page
+from blockdex.baselines import BaselineResult, html_document, parse_page, with_settings
 from blockdex.baselines.crunch import visible_text
 from blockdex.errors import BlockdexError, MissingExtra
 from blockdex.segment import BLOCK_TAGS
@@ -213,14 +213,7 @@ class DanagBaseline:
     name = "danag"
 
     def __init__(self, config: DanagConfig | None = None, **overrides: Any) -> None:
-        base = config or DEFAULT_DANAG
-        unknown = set(overrides) - set(DanagConfig.__dataclass_fields__)
-        if unknown:
-            raise BlockdexError(
-                f"unknown DANAg setting(s) {', '.join(sorted(unknown))}; known: "
-                + ", ".join(DanagConfig.__dataclass_fields__)
-            )
-        self.config = replace(base, **overrides)
+        self.config = with_settings(config or DEFAULT_DANAG, overrides, "DANAg")
         if self.config.window < 0 or self.config.max_gap < 0:
             raise BlockdexError("DANAg window and max_gap must be 0 or more")
 
@@ -232,10 +225,7 @@ class DanagBaseline:
         fragment = "\n".join(lines.html[sel.start : sel.end + 1])
         body = LexborHTMLParser(f"<html><body>{fragment}</body></html>").body
         body_html = body.inner_html if body is not None else ""
-        out = (
-            f"<!DOCTYPE html><html><head><title>{html_lib.escape(title)}</title></head>"
-            f"<body>{body_html}</body></html>"
-        )
+        out = html_document(title, body_html)
         extra = {
             "danag": {
                 "lines": len(lines.html),

@@ -30,14 +30,14 @@ from __future__ import annotations
 import html as html_lib
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from selectolax.lexbor import LexborNode
 
-from blockdex.baselines import BaselineResult, parse_page
+from blockdex.baselines import BaselineResult, html_document, parse_page, with_settings
 from blockdex.baselines.crunch import visible_text
 from blockdex.errors import BlockdexError, MissingExtra
 from blockdex.segment import BLOCK_TAGS, count_tokens
@@ -428,13 +428,7 @@ def prune_to_budget(
 
 def make_config(config: HtmlRagConfig | None = None, **overrides: Any) -> HtmlRagConfig:
     """``config`` (default :data:`DEFAULT_HTMLRAG`) with keyword overrides, checked."""
-    known = {f.name for f in fields(HtmlRagConfig)}
-    unknown = sorted(set(overrides) - known)
-    if unknown:
-        raise BlockdexError(
-            f"unknown HtmlRAG option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
-        )
-    cfg = replace(config or DEFAULT_HTMLRAG, **overrides)
+    cfg = with_settings(config or DEFAULT_HTMLRAG, overrides, "HtmlRAG")
     if cfg.scorer not in SCORERS:
         raise BlockdexError(f"scorer must be one of {', '.join(SCORERS)}, not {cfg.scorer!r}")
     if cfg.max_words < 1 or cfg.gen_max_words < 1 or cfg.budget_tokens < 1:
@@ -520,10 +514,7 @@ class HtmlRagBaseline:
                 removed_gen += more
             info.update(gen_blocks=n_gen, gen_removed_blocks=removed_gen, tokens=tokens)
         body_html = body.inner_html or ""
-        out = (
-            f"<!DOCTYPE html><html><head><title>{html_lib.escape(title)}</title></head>"
-            f"<body>{body_html}</body></html>"
-        )
+        out = html_document(title, body_html)
         return BaselineResult(
             html=out, text=visible_text(body), title=title, extra={"htmlrag": info}
         )

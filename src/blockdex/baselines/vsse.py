@@ -44,18 +44,17 @@ structured record (product specification, contact card, book details) instead:
 from __future__ import annotations
 
 import hashlib
-import html as html_lib
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
 from selectolax.lexbor import LexborNode
 
-from blockdex.baselines import BaselineResult, parse_page
+from blockdex.baselines import BaselineResult, html_document, parse_page, with_settings
 from blockdex.baselines.crunch import visible_text
 from blockdex.errors import BlockdexError
 from blockdex.segment import BLOCK_TAGS
@@ -461,23 +460,9 @@ def _document(html: str | bytes, url: str | None, cfg: VsseConfig):
     return doc, body
 
 
-def _wrap(title: str, body_html: str) -> str:
-    return (
-        f"<!DOCTYPE html><html><head><title>{html_lib.escape(title)}</title></head>"
-        f"<body>{body_html}</body></html>"
-    )
-
-
 def make_config(config: VsseConfig | None = None, **overrides: Any) -> VsseConfig:
     """``config`` (default :data:`DEFAULT_VSSE`) with keyword overrides, checked."""
-    cfg = config or DEFAULT_VSSE
-    known = {f.name for f in fields(VsseConfig)}
-    unknown = sorted(set(overrides) - known)
-    if unknown:
-        raise BlockdexError(
-            f"unknown VSSE option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
-        )
-    cfg = replace(cfg, **overrides)
+    cfg = with_settings(config or DEFAULT_VSSE, overrides, "VSSE")
     if cfg.refine not in _REFINE_MODES:
         raise BlockdexError(f"refine must be one of {', '.join(_REFINE_MODES)}, not {cfg.refine!r}")
     if not 0 < cfg.t1_ratio <= 1 or not 0 < cfg.descend_share <= 1:
@@ -511,7 +496,9 @@ class VsseBaseline:
         info: dict[str, Any] = {"leaves": len(leaves), "max_vvtc": top}
         if top <= 0:
             info.update(areas=[], refine={"applied": False, "reason": "no punctuated text"})
-            return BaselineResult(html=_wrap(title, ""), text="", title=title, extra={"vsse": info})
+            return BaselineResult(
+                html=html_document(title, ""), text="", title=title, extra={"vsse": info}
+            )
         kept = [i for i, s in enumerate(scores) if s >= cfg.t1_ratio * top]
         areas = content_areas(leaves, kept)
         area_ids = {a[-1].mem_id for a in areas}
@@ -524,7 +511,10 @@ class VsseBaseline:
         parts_html = [a[-1].html or "" for a in areas]
         text = "\n".join(t for t in (visible_text(a[-1]) for a in areas) if t)
         return BaselineResult(
-            html=_wrap(title, "".join(parts_html)), text=text, title=title, extra={"vsse": info}
+            html=html_document(title, "".join(parts_html)),
+            text=text,
+            title=title,
+            extra={"vsse": info},
         )
 
     def _refine(self, leaves: list[TextLeaf], inside: list[int], reference: str) -> dict[str, Any]:
@@ -561,7 +551,7 @@ class VsseBaseline:
         path = record_walk(body, wvc_weights(leaves), cfg.descend_share) if body else []
         if not path:
             extra = {"records": [], "vsse": {"record_area": None, "walk": []}}
-            return BaselineResult(html=_wrap(title, ""), text="", title=title, extra=extra)
+            return BaselineResult(html=html_document(title, ""), text="", title=title, extra=extra)
         area = path[-1][0]
         walk = [{"element": element_label(n), "score": round(s, 4)} for n, s in path]
         pairs = record_pairs(area, cfg)
@@ -571,7 +561,7 @@ class VsseBaseline:
         }
         text = "\n".join(f"{p['attribute']}: {p['value']}" for p in pairs) or visible_text(area)
         return BaselineResult(
-            html=_wrap(title, area.html or ""), text=text, title=title, extra=extra
+            html=html_document(title, area.html or ""), text=text, title=title, extra=extra
         )
 
 
