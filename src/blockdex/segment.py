@@ -29,7 +29,7 @@ from __future__ import annotations
 import html as html_lib
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 
@@ -625,23 +625,33 @@ def _pieces(text: str, sep_re: re.Pattern[str]) -> Iterator[str]:
     yield text[start:]
 
 
+def _pack(
+    units: Iterable[tuple[str, int]], max_tokens: int, max_chars: int, sep: str
+) -> Iterator[tuple[str, int]]:
+    """Consecutive ``(text, tokens)`` units joined by ``sep`` into parts within both budgets
+    (a unit over budget on its own stays a part of its own); yields ``(part, tokens)``."""
+    buf: list[str] = []
+    n = chars = 0
+    for unit, k in units:
+        if buf and (n + k > max_tokens or chars + len(unit) > max_chars):
+            yield sep.join(buf), n
+            buf, n, chars = [], 0, 0
+        buf.append(unit)
+        n += k
+        chars += len(unit) + 1
+    if buf:
+        yield sep.join(buf), n
+
+
 def _split_text(text: str, max_tokens: int, max_chars: int) -> Iterator[str]:
     """Split text into parts of at most ``max_tokens`` tokens: by sentence, then by word.
 
     A word longer than ``max_chars`` is cut into pieces of that length first, so no part grows
     past ``max_chars`` however the text looks. Parts are produced lazily.
     """
-    buf: list[str] = []
-    buf_n = buf_chars = 0
-    for s, n in _text_units(text, max_tokens, max_chars):
-        if buf and (buf_n + n > max_tokens or buf_chars + len(s) > max_chars):
-            yield " ".join(buf)
-            buf, buf_n, buf_chars = [], 0, 0
-        buf.append(s.strip())
-        buf_n += n
-        buf_chars += len(s) + 1
-    if buf:
-        yield " ".join(buf)
+    units = ((s.strip(), n) for s, n in _text_units(text, max_tokens, max_chars))
+    for part, _ in _pack(units, max_tokens, max_chars, " "):
+        yield part
 
 
 def _text_units(text: str, max_tokens: int, max_chars: int) -> Iterator[tuple[str, int]]:
@@ -653,19 +663,12 @@ def _text_units(text: str, max_tokens: int, max_chars: int) -> Iterator[tuple[st
         if n <= max_tokens and len(s) <= max_chars:
             yield s, n
             continue
-        cur: list[str] = []
-        cur_n = cur_chars = 0
-        for word in _pieces(s, _SPACE_RE):
-            for w in _cut(word, max_chars) if len(word) > max_chars else (word,):
-                wn = _count_tokens_upto(w, max_tokens)
-                if cur and (cur_n + wn > max_tokens or cur_chars + len(w) > max_chars):
-                    yield " ".join(cur), cur_n
-                    cur, cur_n, cur_chars = [], 0, 0
-                cur.append(w)
-                cur_n += wn
-                cur_chars += len(w) + 1
-        if cur:
-            yield " ".join(cur), cur_n
+        words = (
+            (w, _count_tokens_upto(w, max_tokens))
+            for word in _pieces(s, _SPACE_RE)
+            for w in (_cut(word, max_chars) if len(word) > max_chars else (word,))
+        )
+        yield from _pack(words, max_tokens, max_chars, " ")
 
 
 def _split_pre(text: str, max_tokens: int, max_chars: int) -> Iterator[str]:
@@ -673,19 +676,13 @@ def _split_pre(text: str, max_tokens: int, max_chars: int) -> Iterator[str]:
 
     Lines longer than ``max_chars`` are cut into pieces of that length first. Lazy.
     """
-    buf: list[str] = []
-    n = chars = 0
-    for line in _pieces(text, _NEWLINE_RE):
-        for piece in _cut(line, max_chars) if len(line) > max_chars else (line,):
-            ln = _count_tokens_upto(piece, max_tokens)
-            if buf and (n + ln > max_tokens or chars + len(piece) > max_chars):
-                yield "\n".join(buf)
-                buf, n, chars = [], 0, 0
-            buf.append(piece)
-            n += ln
-            chars += len(piece) + 1
-    if buf:
-        yield "\n".join(buf)
+    lines = (
+        (piece, _count_tokens_upto(piece, max_tokens))
+        for line in _pieces(text, _NEWLINE_RE)
+        for piece in (_cut(line, max_chars) if len(line) > max_chars else (line,))
+    )
+    for part, _ in _pack(lines, max_tokens, max_chars, "\n"):
+        yield part
 
 
 def _number_blocks(raw: list[_RawBlock], cfg: SegmentConfig) -> tuple[list[Block], bool]:
