@@ -294,7 +294,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"blockdex {__version__}")
+    from blockdex.speedups import status
+
+    parser.add_argument(
+        "--version", action="version", version=f"blockdex {__version__} ({status()})"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser(

@@ -37,6 +37,7 @@ from selectolax.lexbor import LexborNode
 
 from blockdex.page import Block, Page
 from blockdex.parse import Document, parse_bounded
+from blockdex.speedups import compiled
 
 
 @dataclass(frozen=True, slots=True)
@@ -759,6 +760,29 @@ def _number_blocks(raw: list[_RawBlock], cfg: SegmentConfig) -> tuple[list[Block
     return blocks, True
 
 
+def _use_compiled_walk() -> bool:
+    return compiled is not None and compiled.lexbor_ready()
+
+
+def _walk(
+    root: LexborNode,
+    cfg: SegmentConfig,
+    source: str,
+    id_offset: int = 0,
+    deadline: float | None = None,
+) -> tuple[list[_RawBlock], bool]:
+    """The raw blocks of ``root``'s subtree (root included) and whether the deadline hit.
+
+    Uses the compiled walk (``blockdex._speedups``, the same rules over lexbor's nodes) when it
+    is built and reads this selectolax's tree correctly; :class:`_Walker` otherwise.
+    """
+    if _use_compiled_walk():
+        return compiled.walk(root.mem_id, True, cfg, source, id_offset, deadline, _RawBlock)  # type: ignore[union-attr]
+    walker = _Walker(cfg, source, id_offset=id_offset, deadline=deadline)
+    walker.walk(root, include_root=True)
+    return walker.out, walker.timed_out
+
+
 def segment_document(
     doc: Document, cfg: SegmentConfig = DEFAULT_SEGMENT, *, deadline: float | None = None
 ) -> Page:
@@ -768,16 +792,8 @@ def segment_document(
     page that takes too long still yields the blocks found so far.
     """
     warnings = list(doc.warnings)
-    walker = _Walker(cfg, "dom", deadline=deadline)
-    body = doc.tree.body
-    if body is not None:
-        walker.walk(body, include_root=True)
-    else:
-        root = doc.tree.root
-        if root is not None:
-            walker.walk(root, include_root=True)
-    raw = walker.out
-    timed_out = walker.timed_out
+    root = doc.tree.body if doc.tree.body is not None else doc.tree.root
+    raw, timed_out = _walk(root, cfg, "dom", deadline=deadline) if root is not None else ([], False)
     for k, fragment in enumerate(doc.rescued):
         if timed_out:
             break
@@ -787,10 +803,10 @@ def segment_document(
         fbody = frag_tree.body
         if fbody is None:
             continue
-        fw = _Walker(cfg, "script", id_offset=-(k + 1) * (1 << 40), deadline=deadline)
-        fw.walk(fbody, include_root=True)
-        raw.extend(fw.out)
-        timed_out = fw.timed_out
+        frag_raw, timed_out = _walk(
+            fbody, cfg, "script", id_offset=-(k + 1) * (1 << 40), deadline=deadline
+        )
+        raw.extend(frag_raw)
     if timed_out:
         warnings.append(
             f"the time budget ran out while segmenting; blocks after the first {len(raw):,} "

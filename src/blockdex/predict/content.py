@@ -30,6 +30,7 @@ from blockdex.features import (
     context_features,
 )
 from blockdex.page import Page, Selection
+from blockdex.speedups import compiled
 
 MODEL_RESOURCE = "content_model.json"
 FALLBACK_THRESHOLD = 0.5
@@ -67,6 +68,10 @@ class Forest:
         over = thr32.astype(np.float64) > self.threshold
         thr32[over] = np.nextafter(thr32[over], np.float32(-np.inf))
         self._threshold32 = thr32
+        # int32 twins for the compiled evaluation (blockdex._speedups.forest_raw)
+        self._feature_i32 = self.feature.astype(np.int32)
+        self._children_i32 = self._children.astype(np.int32)
+        self._roots_i32 = self.roots.astype(np.int32)
 
     ROWS_PER_CHUNK = 1024
     """Rows evaluated at once: the (rows x trees) node arrays of 20 000 blocks at once peaked at
@@ -75,6 +80,19 @@ class Forest:
     def raw(self, X: np.ndarray) -> np.ndarray:
         """Sum of the trees' leaf values for each row of ``X``."""
         n = X.shape[0]
+        if compiled is not None:
+            out = np.zeros(n)
+            compiled.forest_raw(
+                np.ascontiguousarray(X, dtype=np.float32),
+                self._feature_i32,
+                self._threshold32,
+                self._children_i32,
+                self.value,
+                self._roots_i32,
+                self.depth,
+                out,
+            )
+            return out
         if n <= self.ROWS_PER_CHUNK:
             return self._raw(X)
         step = self.ROWS_PER_CHUNK

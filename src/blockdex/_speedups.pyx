@@ -1,0 +1,687 @@
+# cython: language_level=3
+"""Compiled twins of blockdex's two hottest loops (optional; built by ``pip install``).
+
+* :func:`forest_raw` — the content model's tree evaluation (``blockdex.predict.content.Forest``).
+
+Each function gives what its pure-Python twin gives (tests compare the two); blockdex uses the
+Python code when this module was not built. ``BLOCKDEX_PURE_PYTHON=1`` forces the Python code.
+"""
+
+cimport cython
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def forest_raw(
+    const float[:, ::1] X,
+    const int[::1] feature,
+    const float[::1] threshold,
+    const int[::1] children,
+    const double[::1] value,
+    const int[::1] roots,
+    int depth,
+    double[::1] out,
+):
+    """Add each tree's leaf value for each row of ``X`` to ``out`` (trees in order).
+
+    ``children[2 * node + went_left]`` is the next node; leaves point to themselves, so every
+    tree is walked exactly ``depth`` steps, as in the numpy evaluation.
+    """
+    cdef Py_ssize_t n = X.shape[0], n_trees = roots.shape[0], i, j, t, end
+    cdef int root, level, k
+    cdef int node[8]
+    if out.shape[0] != n:
+        raise ValueError("out has the wrong length")
+    with nogil:
+        for t in range(n_trees):
+            root = roots[t]
+            # Eight rows at a time: their walks are independent, so the CPU overlaps the
+            # loads that one walk alone would wait for in turn (~2x faster than row by row).
+            i = 0
+            while i < n:
+                end = min(i + 8, n)
+                k = <int>(end - i)
+                for j in range(k):
+                    node[j] = root
+                for level in range(depth):
+                    for j in range(k):
+                        node[j] = children[
+                            2 * node[j] + (X[i + j, feature[node[j]]] <= threshold[node[j]])
+                        ]
+                for j in range(k):
+                    out[i + j] += value[node[j]]
+                i = end
+
+
+# -- the segmentation walk over lexbor's tree -----------------------------------------------------
+#
+# selectolax parses with lexbor and exposes each node's address (``LexborNode.mem_id``). The walk
+# below reads lexbor's nodes directly: the node and character-data layouts are lexbor's public
+# structs (as selectolax's own lexbor.pxd declares them), and names and attributes come from
+# lexbor functions that selectolax's extension module exports, looked up once with dlsym.
+# ``lexbor_ready()`` checks the layout against selectolax on a small page before the walk is used.
+
+from libc.stdint cimport uintptr_t
+from posix.dlfcn cimport dlopen, dlsym, RTLD_NOW, RTLD_LOCAL
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+import html as _html_lib
+import time as _time
+
+cdef extern from *:
+    """
+    typedef struct bd_node_s bd_node;
+    struct bd_node_s {
+        void *events;
+        uintptr_t local_name;
+        uintptr_t prefix;
+        uintptr_t ns;
+        void *owner_document;
+        bd_node *next;
+        bd_node *prev;
+        bd_node *parent;
+        bd_node *first_child;
+        bd_node *last_child;
+        void *user;
+        int type;
+    };
+    typedef bd_node bd_node_ns;
+    typedef struct { const unsigned char *data; size_t length; } bd_str;
+    typedef struct { bd_node node; bd_str data; } bd_chardata;
+    typedef const unsigned char *(*bd_qname_f)(void *element, size_t *len);
+    typedef void *(*bd_attr_first_f)(void *element);
+    typedef void *(*bd_attr_next_f)(void *attr);
+    typedef const unsigned char *(*bd_attr_str_f)(void *attr, size_t *len);
+    """
+    ctypedef struct bd_node:
+        uintptr_t local_name
+        uintptr_t prefix
+        bd_node *next
+        bd_node *parent
+        bd_node *first_child
+        int type
+    ctypedef struct bd_node_ns:
+        uintptr_t ns
+    ctypedef struct bd_str:
+        const unsigned char *data
+        size_t length
+    ctypedef struct bd_chardata:
+        bd_str data
+    ctypedef const unsigned char *(*bd_qname_f)(void *element, size_t *len) noexcept nogil
+    ctypedef void *(*bd_attr_first_f)(void *element) noexcept nogil
+    ctypedef void *(*bd_attr_next_f)(void *attr) noexcept nogil
+    ctypedef const unsigned char *(*bd_attr_str_f)(void *attr, size_t *len) noexcept nogil
+
+cdef bd_qname_f _qualified_name = NULL
+cdef bd_attr_first_f _attr_first = NULL
+cdef bd_attr_next_f _attr_next = NULL
+cdef bd_attr_str_f _attr_qname = NULL
+cdef bd_attr_str_f _attr_value = NULL
+cdef int _ready = -1  # -1 unchecked, 0 unusable, 1 usable
+
+cdef enum:
+    NODE_ELEMENT = 1
+    NODE_TEXT = 3
+    TAG_TEXT = 2
+
+_TAG_NAMES = {2: "-text", 3: "-document", 4: "-comment", 5: "-doctype"}
+
+
+cdef str _decode(const unsigned char *data, size_t length):
+    if data == NULL:
+        return None
+    return PyUnicode_DecodeUTF8(<const char *> data, length, "replace")
+
+
+cdef str _tag(bd_node *node):
+    """What ``LexborNode.tag`` gives for ``node``."""
+    cdef size_t n = 0
+    cdef const unsigned char *name
+    found = _TAG_NAMES.get(node.local_name)
+    if found is not None:
+        return found
+    if node.type != NODE_ELEMENT:
+        return None
+    name = _qualified_name(<void *> node, &n)
+    return _decode(name, n) if name != NULL else None
+
+
+cdef inline bint _ascii_ieq(const unsigned char *a, const unsigned char *b, size_t n) noexcept:
+    cdef size_t i
+    cdef unsigned char x, y
+    for i in range(n):
+        x = a[i]
+        y = b[i]
+        if 65 <= x <= 90:
+            x += 32
+        if 65 <= y <= 90:
+            y += 32
+        if x != y:
+            return False
+    return True
+
+
+cdef str _attr(bd_node *node, bytes key):
+    """What ``LexborNode.attrs.get(key)`` gives for an element (same lookup as selectolax's)."""
+    cdef size_t n = 0, k = len(key)
+    cdef const unsigned char *ckey = key
+    cdef const unsigned char *name
+    cdef const unsigned char *value
+    cdef void *attr = _attr_first(<void *> node)
+    while attr != NULL:
+        name = _attr_qname(attr, &n)
+        if name != NULL and n == k and _ascii_ieq(ckey, name, k):
+            value = _attr_value(attr, &n)
+            return _decode(value, n) if value != NULL else None
+        attr = _attr_next(attr)
+    return None
+
+
+cdef str _text(bd_node *node):
+    """What ``LexborNode.text_content`` gives for a text node."""
+    cdef bd_chardata *ch = <bd_chardata *> node
+    if node.type != NODE_TEXT:
+        return None
+    return _decode(ch.data.data, ch.data.length)
+
+
+def lexbor_ready():
+    """True when the walk can read selectolax's lexbor tree (checked once per process)."""
+    global _ready, _qualified_name, _attr_first, _attr_next, _attr_qname, _attr_value
+    if _ready >= 0:
+        return _ready == 1
+    _ready = 0
+    try:
+        import selectolax.lexbor as sl
+        from selectolax.lexbor import LexborHTMLParser
+    except ImportError:
+        return False
+    handle = dlopen(sl.__file__.encode(), RTLD_NOW | RTLD_LOCAL)
+    if handle == NULL:
+        return False
+    _qualified_name = <bd_qname_f> dlsym(handle, b"lxb_dom_element_qualified_name")
+    _attr_first = <bd_attr_first_f> dlsym(handle, b"lxb_dom_element_first_attribute_noi")
+    _attr_next = <bd_attr_next_f> dlsym(handle, b"lxb_dom_element_next_attribute_noi")
+    _attr_qname = <bd_attr_str_f> dlsym(handle, b"lxb_dom_attr_qualified_name")
+    _attr_value = <bd_attr_str_f> dlsym(handle, b"lxb_dom_attr_value_noi")
+    if (_qualified_name == NULL or _attr_first == NULL or _attr_next == NULL
+            or _attr_qname == NULL or _attr_value == NULL):
+        return False
+    # The layout check: every node of a small page, read both ways.
+    tree = LexborHTMLParser(
+        '<div class="a b" id=x>t\u00e9xt<!-- c --><my-el data-k="v">y</my-el><p>z</p></div>'
+    )
+    todo = [tree.root]
+    while todo:
+        py = todo.pop()
+        c = <bd_node *> <uintptr_t> py.mem_id
+        kids = []
+        child = py.child
+        while child is not None:
+            kids.append(child)
+            child = child.next
+        ckid = c.first_child
+        for k in kids:
+            if ckid == NULL or <uintptr_t> ckid != <uintptr_t> k.mem_id:
+                return False
+            if ckid.parent != c:
+                return False
+            ckid = ckid.next
+        if ckid != NULL or _tag(c) != py.tag:
+            return False
+        if py.tag == "-text" and _text(c) != py.text_content:
+            return False
+        if c.type == NODE_ELEMENT:
+            for key in ("class", "id", "data-k", "missing"):
+                if _attr(c, key.encode()) != py.attrs.get(key):
+                    return False
+        todo.extend(kids)
+    _ready = 1
+    return True
+
+
+cdef inline bd_node *_following(bd_node *node, bd_node *root) noexcept:
+    """The node after ``node`` in document order inside ``root``'s subtree, or NULL."""
+    if node.first_child != NULL:
+        return node.first_child
+    while node != NULL and node != root:
+        if node.next != NULL:
+            return node.next
+        node = node.parent
+    return NULL
+
+
+cdef enum:
+    MODE_FLOW = 0
+    MODE_PRE = 1
+    MODE_ROW = 2
+    EXIT_NONE = 0
+    EXIT_FRAME = 1
+    EXIT_CELL = 2
+    EXIT_TABLE = 3
+    EXIT_KEPT = 4
+    EXIT_LINK = 5
+
+cdef object _C = None  # blockdex.segment's tables, read on first use (it imports this module)
+_SQUASH_WINDOW = 1 << 18
+
+
+cdef _consts():
+    global _C
+    if _C is None:
+        import importlib
+
+        _C = importlib.import_module("blockdex.segment")
+    return _C
+
+
+cdef str _escape(str s):
+    if "<" in s or ">" in s or "&" in s:
+        return _html_lib.escape(s, quote=False)
+    return s
+
+
+cdef str _own_attr_tokens(bd_node *node):
+    """Lower-cased class, id, role and itemprop values of an element (as segment.py)."""
+    parts = []
+    for key in (b"class", b"id", b"role", b"itemprop"):
+        v = _attr(node, key)
+        if v:
+            parts.append(v)
+    if not parts:
+        return ""
+    joined = " ".join(parts) if len(parts) > 1 else parts[0]
+    return joined[:200].lower()
+
+
+@cython.trashcan(True)  # a deep chain of parent frames is freed without deep C recursion
+cdef class _CFrame:
+    cdef str tag
+    cdef tuple chain, path, scope, _attrs
+    cdef int mode
+    cdef list html, text, inline_stack
+    cdef Py_ssize_t link_chars, n_links
+    cdef bd_node *node
+    cdef _CFrame parent
+
+    cdef tuple attrs(self, int levels):
+        cdef _CFrame f, g
+        cdef tuple base
+        if self._attrs is None:
+            todo = []
+            f = self
+            while f is not None and f._attrs is None:
+                todo.append(f)
+                f = f.parent
+            base = f._attrs if f is not None and f._attrs is not None else ()
+            for g in reversed(todo):
+                base = (*base[1 - levels :], _own_attr_tokens(g.node))
+                g._attrs = base
+        return self._attrs
+
+    cdef tuple ancestry(self, int levels):
+        return ">".join(self.path), " | ".join([a for a in self.attrs(levels) if a])
+
+    cdef void reset_run(self):
+        self.html = [f"<{t}>" for t in self.inline_stack] if self.inline_stack else []
+        self.text = []
+        self.link_chars = 0
+        self.n_links = 0
+
+
+cdef class _CWalker:
+    cdef object make_block, deadline
+    cdef str source
+    cdef long long id_offset
+    cdef public list out
+    cdef list frames, exit_kinds, exit_tags, table_ids
+    cdef set absorbed
+    cdef dict names
+    cdef Py_ssize_t link_depth, depth, max_blocks, check_every
+    cdef int max_attr_levels, max_path_levels, max_caption_chars, max_figure_levels
+    cdef public bint timed_out
+    cdef frozenset block_tags, structural_tags, cell_tags, pre_tags, row_inner_tags
+    cdef dict kept_inline
+    cdef object lang_re, ws_re
+
+    def __init__(self, cfg, str source, long long id_offset, deadline, make_block):
+        c = _consts()
+        self.make_block = make_block
+        self.deadline = deadline
+        self.source = source
+        self.id_offset = id_offset
+        self.out = []
+        self.frames = []
+        self.exit_kinds = []
+        self.exit_tags = []
+        self.table_ids = []
+        self.absorbed = set()
+        self.names = {}
+        self.link_depth = 0
+        self.depth = 0
+        self.timed_out = False
+        self.max_blocks = cfg.max_blocks
+        self.check_every = cfg.check_time_every
+        self.max_attr_levels = cfg.max_attr_levels
+        self.max_path_levels = cfg.max_path_levels
+        self.max_caption_chars = cfg.max_caption_chars
+        self.max_figure_levels = cfg.max_figure_levels
+        self.block_tags = c.BLOCK_TAGS
+        self.structural_tags = c.STRUCTURAL_TAGS
+        self.cell_tags = c.CELL_TAGS
+        self.pre_tags = c._PRE_TAGS
+        self.row_inner_tags = c.BLOCK_TAGS - {"tr", "td", "th"}
+        self.kept_inline = c.KEPT_INLINE
+        self.lang_re = c._LANG_RE
+        self.ws_re = c._WS_RE
+
+    cdef str tag_of(self, bd_node *node):
+        cdef uintptr_t key
+        if node.type == NODE_ELEMENT and node.prefix == 0:
+            key = node.local_name ^ ((<bd_node_ns *> node).ns << 56)
+            t = self.names.get(key)
+            if t is None:
+                t = _tag(node)
+                self.names[key] = t
+            return t
+        return _tag(node)
+
+    cdef long long node_id(self, bd_node *node):
+        return <long long> <uintptr_t> node - self.id_offset
+
+    # -- emitting ----------------------------------------------------------------------------
+    cdef void flush(self, _CFrame frame) except *:
+        cdef bint has_text
+        if not frame.text:
+            if frame.html:
+                frame.reset_run()
+            return
+        text_raw = "".join(frame.text)
+        if frame.mode == MODE_PRE:
+            text = text_raw.strip("\n")
+            has_text = bool(text.strip())
+        else:
+            text = _squash(text_raw)
+            has_text = bool(text)
+        if has_text:
+            for t in reversed(frame.inline_stack):
+                frame.html.append(f"</{t}>")
+            html = "".join(frame.html)
+            if frame.mode != MODE_PRE:
+                html = _squash(html)
+            path, attrs = frame.ancestry(self.max_attr_levels)
+            self.out.append(
+                self.make_block(
+                    tag=frame.tag,
+                    html=html,
+                    text=text,
+                    chain=frame.chain,
+                    path=path,
+                    attrs=attrs,
+                    depth=self.depth,
+                    link_chars=frame.link_chars,
+                    n_links=frame.n_links,
+                    source=self.source,
+                    scope=frame.scope,
+                )
+            )
+        frame.reset_run()
+
+    cdef str figcaption(self, bd_node *node):
+        cdef bd_node *figure = node.parent
+        cdef bd_node *cap
+        cdef bd_node *n
+        cdef int i
+        for i in range(self.max_figure_levels):
+            if figure == NULL or self.tag_of(figure) == "figure":
+                break
+            figure = figure.parent
+        if figure == NULL or self.tag_of(figure) != "figure":
+            return ""
+        cap = _following(figure, figure)
+        while cap != NULL and not (cap.type == NODE_ELEMENT and self.tag_of(cap) == "figcaption"):
+            cap = _following(cap, figure)
+        if cap == NULL or <uintptr_t> cap in self.absorbed:
+            return ""
+        self.absorbed.add(<uintptr_t> cap)
+        parts = []
+        n = _following(cap, cap)
+        while n != NULL:
+            if n.local_name == TAG_TEXT:
+                s = _text(n)
+                if s is not None:
+                    parts.append(s)
+            n = _following(n, cap)
+        return " ".join(" ".join(parts).split())
+
+    cdef void image(self, bd_node *node) except *:
+        cdef _CFrame parent
+        caption = (_attr(node, b"alt") or _attr(node, b"title") or "").strip()
+        if not self.frames:
+            return
+        if not caption:
+            caption = self.figcaption(node)
+        if not caption:
+            return
+        caption = self.ws_re.sub(" ", caption)[: self.max_caption_chars]
+        src = (_attr(node, b"src") or _attr(node, b"data-src") or "").strip()
+        parent = self.frames[-1]
+        self.flush(parent)
+        node_id = self.node_id(node)
+        path, ancestor_attrs = parent.ancestry(self.max_attr_levels)
+        self.out.append(
+            self.make_block(
+                tag="img",
+                html=_html_lib.escape(f"image: {src}, caption: {caption}", quote=False),
+                text=caption,
+                chain=(*parent.chain, ("img", node_id)),
+                path=f"{path}>img",
+                attrs=ancestor_attrs,
+                depth=self.depth + 1,
+                link_chars=len(caption) if self.link_depth else 0,
+                n_links=1 if self.link_depth else 0,
+                attributes=(("src", src), ("alt", caption)),
+                source=self.source,
+                scope=(*parent.scope[1 - self.max_path_levels :], node_id),
+            )
+        )
+
+    cdef void push_frame(self, bd_node *node, str tag, int mode) except *:
+        cdef _CFrame parent = self.frames[-1] if self.frames else None
+        cdef _CFrame frame = _CFrame.__new__(_CFrame)
+        node_id = self.node_id(node)
+        if parent is not None:
+            self.flush(parent)
+            chain = parent.chain
+            path = (*parent.path[1 - self.max_path_levels :], tag)
+            scope = (*parent.scope[1 - self.max_path_levels :], node_id)
+            if chain and chain[-1][0] not in self.structural_tags:
+                chain = chain[:-1]
+            if parent.mode == MODE_PRE:
+                mode = MODE_PRE
+        else:
+            chain = ()
+            path = (tag,)
+            scope = (node_id,)
+        if (mode == MODE_ROW or tag == "caption") and self.table_ids:
+            chain = (*chain, ("table", self.table_ids[-1]))
+        frame.tag = tag
+        frame.chain = (*chain, (tag, node_id))
+        frame.mode = mode
+        frame.path = path
+        frame.node = node
+        frame.parent = parent
+        frame.scope = scope
+        frame._attrs = None
+        frame.html = []
+        frame.text = []
+        frame.inline_stack = []
+        frame.link_chars = 0
+        frame.n_links = 0
+        self.frames.append(frame)
+
+    cdef bint is_atomic_row(self, bd_node *row):
+        cdef bd_node *n = _following(row, row)
+        while n != NULL:
+            if n.type == NODE_ELEMENT and self.tag_of(n) in self.row_inner_tags:
+                return False
+            n = _following(n, row)
+        return True
+
+    cdef inline void push_exit(self, int kind, str tag):
+        self.exit_kinds.append(kind)
+        self.exit_tags.append(tag)
+
+    # -- walking -----------------------------------------------------------------------------
+    cdef bint enter(self, bd_node *node) except -1:
+        cdef _CFrame frame
+        cdef str s, tag
+        if node.local_name == TAG_TEXT:
+            s = _text(node)
+            if s and self.frames:
+                frame = self.frames[-1]
+                frame.text.append(s)
+                frame.html.append(_escape(s))
+                if self.link_depth:
+                    frame.link_chars += len(s.strip())
+            return False
+        tag = self.tag_of(node)
+        if tag is None or tag[0] in "-_!#":
+            return False
+        frame = self.frames[-1] if self.frames else None
+        if frame is not None and frame.mode == MODE_ROW and tag in self.cell_tags:
+            frame.html.append(f"<{tag}>")
+            if frame.text:
+                frame.text.append(" | ")
+            self.push_exit(EXIT_CELL, tag)
+            return True
+        if tag in self.block_tags:
+            if tag == "figcaption":
+                if <uintptr_t> node in self.absorbed:
+                    return False
+                self.absorbed.add(<uintptr_t> node)
+            if tag == "table":
+                self.table_ids.append(self.node_id(node))
+                self.push_frame(node, tag, MODE_FLOW)
+                self.push_exit(EXIT_TABLE, tag)
+                return True
+            if tag == "tr":
+                if frame is not None and frame.mode == MODE_ROW:
+                    self.push_exit(EXIT_NONE, tag)
+                    return True
+                if self.is_atomic_row(node):
+                    self.push_frame(node, "tr", MODE_ROW)
+                    self.push_exit(EXIT_FRAME, tag)
+                    return True
+            self.push_frame(node, tag, MODE_PRE if tag in self.pre_tags else MODE_FLOW)
+            self.push_exit(EXIT_FRAME, tag)
+            return True
+        if tag == "br":
+            if frame is not None:
+                frame.text.append("\n")
+                frame.html.append("<br>")
+            return False
+        if tag == "img":
+            self.image(node)
+            return False
+        if frame is None:
+            self.push_exit(EXIT_NONE, tag)
+            return True
+        kept = self.kept_inline.get(tag)
+        if kept is not None:
+            lang = ""
+            if kept == "code" and frame.mode == MODE_PRE:
+                m = self.lang_re.search(_attr(node, b"class") or "")
+                lang = m.group(1).lower() if m else ""
+            frame.html.append(f'<code class="language-{lang}">' if lang else f"<{kept}>")
+            frame.inline_stack.append(kept)
+            self.push_exit(EXIT_KEPT, kept)
+            return True
+        if tag == "a":
+            self.link_depth += 1
+            frame.n_links += 1
+            self.push_exit(EXIT_LINK, tag)
+            return True
+        self.push_exit(EXIT_NONE, tag)
+        return True
+
+    cdef void exit(self) except *:
+        cdef _CFrame frame
+        cdef int kind = self.exit_kinds.pop()
+        tag = self.exit_tags.pop()
+        if kind == EXIT_NONE:
+            return
+        if kind == EXIT_FRAME or kind == EXIT_TABLE:
+            frame = self.frames.pop()
+            self.flush(frame)
+            if kind == EXIT_TABLE:
+                self.table_ids.pop()
+            return
+        if kind == EXIT_LINK:
+            self.link_depth -= 1
+            return
+        if not self.frames:
+            return
+        frame = self.frames[-1]
+        if kind == EXIT_CELL:
+            frame.html.append(f"</{tag}>")
+        elif kind == EXIT_KEPT and frame.inline_stack and frame.inline_stack[-1] == tag:
+            frame.inline_stack.pop()
+            frame.html.append(f"</{tag}>")
+
+    def walk(self, uintptr_t root_id, bint include_root):
+        cdef bd_node *root = <bd_node *> root_id
+        cdef bd_node *node
+        cdef bd_node *child
+        cdef bd_node *nxt
+        cdef bd_node *parent
+        cdef Py_ssize_t visited = 0
+        if include_root:
+            self.push_frame(root, self.tag_of(root) or "body", MODE_FLOW)
+        node = root.first_child
+        deadline = self.deadline
+        perf_counter = _time.perf_counter
+        while node != NULL:
+            if len(self.out) > self.max_blocks:
+                break
+            visited += 1
+            if deadline is not None and visited % self.check_every == 0 and perf_counter() > deadline:
+                self.timed_out = True
+                break
+            if self.enter(node):
+                self.depth += 1
+                child = node.first_child
+                if child != NULL:
+                    node = child
+                    continue
+                self.depth -= 1
+                self.exit()
+            while node != NULL:
+                nxt = node.next
+                if nxt != NULL:
+                    node = nxt
+                    break
+                parent = node.parent
+                if parent == NULL or parent == root:
+                    node = NULL
+                    break
+                self.depth -= 1
+                self.exit()
+                node = parent
+        while self.exit_kinds:
+            self.exit()
+        while self.frames:
+            self.flush(self.frames.pop())
+
+
+cdef str _squash(str s):
+    if len(s) <= _SQUASH_WINDOW:
+        return " ".join(s.split())
+    return _consts()._squash_ws(s)
+
+
+def walk(root_id, include_root, cfg, source, id_offset, deadline, make_block):
+    """``blockdex.segment._Walker(...).walk(...)`` for the node at ``root_id`` (a ``mem_id``):
+    returns ``(raw blocks, timed_out)``. Call only when :func:`lexbor_ready` is True."""
+    w = _CWalker(cfg, source, id_offset, deadline, make_block)
+    w.walk(root_id, include_root)
+    return w.out, w.timed_out

@@ -1,0 +1,193 @@
+"""The compiled speed-ups (blockdex._speedups) give exactly what the pure-Python code gives.
+
+Each test runs the same input through both paths; where the extension is not built the
+comparisons skip (the Python path is then the only one, and every other test covers it). CI sets
+``BLOCKDEX_REQUIRE_COMPILED=1`` so that a build that silently failed turns red there.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from tests.adversarial import corpus
+
+from blockdex.clean import clean_document
+from blockdex.errors import BlockdexError
+from blockdex.evaluate.datasets import load_dataset
+from blockdex.features import block_features
+from blockdex.page import Page
+from blockdex.parse import parse_html
+from blockdex.predict import content as content_module
+from blockdex.predict.content import ContentModel
+from blockdex.speedups import compiled, status
+
+segment_module = importlib.import_module("blockdex.segment")
+
+needs_compiled = pytest.mark.skipif(
+    compiled is None, reason="blockdex._speedups is not built (or BLOCKDEX_PURE_PYTHON is set)"
+)
+
+
+def test_compiled_code_is_there_when_required() -> None:
+    if os.environ.get("BLOCKDEX_REQUIRE_COMPILED") != "1":
+        pytest.skip("BLOCKDEX_REQUIRE_COMPILED is not set (CI sets it)")
+    assert compiled is not None, status()
+    assert compiled.lexbor_ready(), "the compiled walk cannot read this selectolax's tree"
+    assert status() == "compiled speed-ups: yes"
+
+
+# -- forest evaluation ---------------------------------------------------------------------------
+
+
+@needs_compiled
+def test_compiled_forest_sums_equal_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    model = ContentModel.load()
+    rng = np.random.default_rng(7)
+    n_features = len(model.stage2.feature) and int(model.stage2.feature.max()) + 1
+    X = rng.normal(0.0, 2.0, size=(2500, n_features)).astype(np.float32)  # > 1 row chunk
+    X[:5] = 0.0  # exact ties with thresholds at 0 take the same branch
+    for forest in (model.stage1, model.stage2):
+        fast = forest.raw(X)
+        monkeypatch.setattr(content_module, "compiled", None)
+        slow = forest.raw(X)
+        monkeypatch.undo()
+        assert fast.shape == slow.shape == (2500,)
+        np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-9)
+
+
+# -- the segmentation walk -------------------------------------------------------------------------
+
+
+def _normalised(page: Page) -> tuple[object, ...]:
+    """A page's blocks with node ids replaced by their order of first appearance.
+
+    Script-rescued fragments are parsed afresh on every run, so their ids (node addresses) differ
+    between two runs of the same path; everything else must match exactly.
+    """
+    ids: dict[int, int] = {}
+
+    def norm(i: int) -> int:
+        return ids.setdefault(i, len(ids))
+
+    return (
+        page.title,
+        page.warnings,
+        tuple(
+            (
+                b.index,
+                b.tag,
+                b.html,
+                b.text,
+                tuple((t, norm(i)) for t, i in b.chain),
+                b.path,
+                b.attrs,
+                b.depth,
+                b.link_chars,
+                b.n_links,
+                b.split,
+                b.source,
+                b.attributes,
+                tuple(norm(i) for i in b.scope),
+            )
+            for b in page.blocks
+        ),
+    )
+
+
+def _both_ways(html: str | bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[object, object]:
+    try:
+        doc = clean_document(parse_html(html))
+    except BlockdexError:
+        return None, None
+    fast = segment_module.segment_document(doc)
+    with monkeypatch.context() as m:
+        m.setattr(segment_module, "compiled", None)
+        slow = segment_module.segment_document(doc)
+    return _normalised(fast), _normalised(slow)
+
+
+needs_compiled_walk = pytest.mark.skipif(
+    compiled is None or not compiled.lexbor_ready(),
+    reason="the compiled walk is not built or cannot read this selectolax's tree",
+)
+
+_HAND_MADE = [
+    "<body><div>a<p>b</p>c</div></body>",
+    "<figure><img src=a.png><figcaption>Cap <b>one</b></figcaption></figure><img alt=x src=b>",
+    "<figure><figcaption>First</figcaption><div><img src=c.png></div></figure>",
+    "<table><caption>T</caption><tr><td>1</td><td><b>2</b></td></tr>"
+    "<tr><td><div>block</div></td></tr></table>",
+    '<pre><code class="language-python">x = 1\n\ny</code></pre><pre>a<br>b</pre>',
+    "<ul><li><a href=/>one</a> two</li><li><em>x</em><strong>y</strong></li></ul>",
+    "<my-el class='Nav Bar' id=Top role=main itemprop=x>custom <svg><title>t</title></svg></my-el>",
+    "<p>caf\u00e9 &amp; &lt;tags&gt; \u4e2d\u6587</p><!-- comment --><p>x<?php echo 1 ?></p>",
+    "<div><script>var s = '<p>Rescued paragraph from a script with enough words.</p>';</script>"
+    "<noscript><p>noscript text</p></noscript><p>after</p></div>",
+    "<a href=/><div>block in link</div>tail</a>",
+    "<dl><dt>term</dt><dd>def <code>c</code></dd></dl><details><summary>s</summary>d</details>",
+]
+
+
+@needs_compiled_walk
+@pytest.mark.parametrize("html", _HAND_MADE)
+def test_compiled_walk_equals_python_on_hand_made_pages(
+    html: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fast, slow = _both_ways(html, monkeypatch)
+    assert fast == slow
+
+
+@needs_compiled_walk
+def test_compiled_walk_equals_python_on_the_test_pages(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = sorted(data_dir.glob("*.html")) + sorted((data_dir / "pages").glob("*.html"))
+    assert files
+    for path in files:
+        fast, slow = _both_ways(path.read_bytes(), monkeypatch)
+        assert fast == slow, path.name
+
+
+@needs_compiled_walk
+def test_compiled_walk_equals_python_on_hostile_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    for case in corpus.cases(fast=True):
+        fast, slow = _both_ways(case.data, monkeypatch)
+        assert fast == slow, case.name
+
+
+_random_html = importlib.import_module("tests.test_segment")._html()
+
+
+@needs_compiled_walk
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_random_html)
+def test_compiled_walk_equals_python_on_random_html(html: str) -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        fast, slow = _both_ways(html, mp)
+    assert fast == slow
+
+
+@needs_compiled_walk
+def test_compiled_walk_equals_python_on_dataset_pages(
+    shared_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("scrapinghub-aeb", "l3s-gn1", "wcxb", "trafilatura-eval"):
+        for page in load_dataset(name, limit=60):
+            fast, slow = _both_ways(page.html, monkeypatch)
+            assert fast == slow, f"{name} {page.id}"
+
+
+@needs_compiled
+def test_features_are_unchanged_by_the_compiled_walk(
+    article_html: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = clean_document(parse_html(article_html))
+    fast = block_features(segment_module.segment_document(doc))
+    monkeypatch.setattr(segment_module, "compiled", None)
+    slow = block_features(segment_module.segment_document(doc))
+    np.testing.assert_array_equal(fast, slow)
