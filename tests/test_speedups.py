@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tests.adversarial import corpus
 
 from blockdex.clean import clean_document
@@ -27,6 +28,7 @@ from blockdex.predict.content import ContentModel
 from blockdex.speedups import compiled, status
 
 segment_module = importlib.import_module("blockdex.segment")
+parse_module = importlib.import_module("blockdex.parse")
 
 needs_compiled = pytest.mark.skipif(
     compiled is None, reason="blockdex._speedups is not built (or BLOCKDEX_PURE_PYTHON is set)"
@@ -191,3 +193,28 @@ def test_features_are_unchanged_by_the_compiled_walk(
     monkeypatch.setattr(segment_module, "compiled", None)
     slow = block_features(segment_module.segment_document(doc))
     np.testing.assert_array_equal(fast, slow)
+
+
+# -- the parse limits' long-tag scan -----------------------------------------------------------------
+
+_markupish = st.lists(
+    st.sampled_from(["<", ">", "<a", "<Z", "<1", "x", " ", "\u00e9", "\U0001f600", " b=1", '"']),
+    max_size=60,
+).map("".join)
+
+
+@needs_compiled
+@settings(max_examples=300, deadline=None)
+@given(_markupish, st.integers(0, 6))
+def test_compiled_long_tag_scan_equals_the_regex(text: str, min_chars: int) -> None:
+    rx = parse_module._long_tag_re(min_chars)
+    assert compiled.long_tags(text, min_chars) == [m.span() for m in rx.finditer(text)]
+
+
+@needs_compiled
+def test_compiled_long_tag_scan_equals_the_regex_on_test_pages(data_dir: Path) -> None:
+    for path in sorted(data_dir.glob("**/*.html")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for n in (1, 40, 1000):
+            expected = [m.span() for m in parse_module._long_tag_re(n).finditer(text)]
+            assert compiled.long_tags(text, n) == expected, (path.name, n)

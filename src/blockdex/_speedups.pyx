@@ -685,3 +685,37 @@ def walk(root_id, include_root, cfg, source, id_offset, deadline, make_block):
     w = _CWalker(cfg, source, id_offset, deadline, make_block)
     w.walk(root_id, include_root)
     return w.out, w.timed_out
+
+
+# -- the parse limits' pre-check -------------------------------------------------------------------
+
+from cpython.unicode cimport PyUnicode_KIND, PyUnicode_DATA, PyUnicode_READ
+
+
+def long_tags(str text, Py_ssize_t min_chars):
+    """``(start, end)`` of every ``<`` + ASCII letter followed by at least ``min_chars``
+    characters other than ``<`` and ``>`` (what ``<[A-Za-z][^<>]{min_chars,}`` matches with
+    ``finditer``; ``end`` is where the run of such characters stops)."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t n = len(text), i = 0, j
+    cdef Py_UCS4 c
+    out = []
+    while i < n - 1:
+        if PyUnicode_READ(kind, data, i) != 60:  # '<'
+            i += 1
+            continue
+        c = PyUnicode_READ(kind, data, i + 1)
+        if not ((65 <= c <= 90) or (97 <= c <= 122)):
+            i += 1
+            continue
+        j = i + 2
+        while j < n:
+            c = PyUnicode_READ(kind, data, j)
+            if c == 60 or c == 62:
+                break
+            j += 1
+        if j - (i + 2) >= min_chars:
+            out.append((i, j))
+        i = j  # no '<' before j: the next match cannot start earlier
+    return out
