@@ -29,6 +29,7 @@ from blockdex.speedups import compiled, status
 
 segment_module = importlib.import_module("blockdex.segment")
 parse_module = importlib.import_module("blockdex.parse")
+features_module = importlib.import_module("blockdex.features")
 
 needs_compiled = pytest.mark.skipif(
     compiled is None, reason="blockdex._speedups is not built (or BLOCKDEX_PURE_PYTHON is set)"
@@ -218,3 +219,35 @@ def test_compiled_long_tag_scan_equals_the_regex_on_test_pages(data_dir: Path) -
         for n in (1, 40, 1000):
             expected = [m.span() for m in parse_module._long_tag_re(n).finditer(text)]
             assert compiled.long_tags(text, n) == expected, (path.name, n)
+
+
+# -- per-block feature columns -------------------------------------------------------------------
+
+
+def _features_both_ways(html: str | bytes, monkeypatch: pytest.MonkeyPatch):
+    page = segment_module.segment_document(clean_document(parse_html(html)))
+    fast = block_features(page)
+    with monkeypatch.context() as m:
+        m.setattr(features_module, "compiled", None)
+        slow = block_features(page)
+    return fast, slow
+
+
+@needs_compiled
+def test_compiled_feature_columns_equal_python_on_test_pages(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = sorted(data_dir.glob("*.html")) + sorted((data_dir / "pages").glob("*.html"))
+    for path in files:
+        fast, slow = _features_both_ways(path.read_bytes(), monkeypatch)
+        np.testing.assert_array_equal(fast, slow, err_msg=path.name)
+
+
+@needs_compiled
+def test_compiled_feature_columns_equal_python_on_dataset_pages(
+    shared_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("scrapinghub-aeb", "l3s-gn1", "wcxb", "trafilatura-eval"):
+        for page in load_dataset(name, limit=40):
+            fast, slow = _features_both_ways(page.html, monkeypatch)
+            np.testing.assert_array_equal(fast, slow, err_msg=f"{name} {page.id}")

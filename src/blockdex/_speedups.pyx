@@ -719,3 +719,59 @@ def long_tags(str text, Py_ssize_t min_chars):
             out.append((i, j))
         i = j  # no '<' before j: the next match cannot start earlier
     return out
+
+
+# -- per-block feature columns ---------------------------------------------------------------------
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def block_columns(
+    tuple blocks,
+    frozenset stops,
+    set title_words,
+    dict tag_groups,
+    dict tag_index,
+    frozenset heading_tags,
+    tuple sent_end,
+    double[:, ::1] out,
+):
+    """The per-block columns ``blockdex.features.block_features`` reads from blocks, in one pass.
+
+    Columns: 0 characters, 1 words, 2 stop words, 3 title words, 4 link characters, 5 links,
+    6 heading, 7 tag group index, 8 ends a sentence, 9 starts upper-case, 10 split part,
+    11 from a script, 12 depth (clipped at 60, over 60).
+    """
+    cdef Py_ssize_t i, n = len(blocks)
+    cdef long n_stop, n_title, depth
+    cdef str text
+    cdef list words
+    cdef bint use_title = bool(title_words)
+    other = tag_index["other"]
+    if out.shape[0] != n or out.shape[1] != 13:
+        raise ValueError("out has the wrong shape")
+    for i in range(n):
+        b = blocks[i]
+        text = b.text
+        words = text.lower().split()
+        n_stop = 0
+        n_title = 0
+        for w in words:
+            if w in stops:
+                n_stop += 1
+            if use_title and w in title_words:
+                n_title += 1
+        tag = b.tag
+        depth = b.depth
+        out[i, 0] = len(text)
+        out[i, 1] = len(words)
+        out[i, 2] = n_stop
+        out[i, 3] = n_title
+        out[i, 4] = b.link_chars
+        out[i, 5] = b.n_links
+        out[i, 6] = 1.0 if tag in heading_tags else 0.0
+        out[i, 7] = tag_index[tag_groups.get(tag, "other")]
+        out[i, 8] = 1.0 if text.rstrip().endswith(sent_end) else 0.0
+        out[i, 9] = 1.0 if text[:1].isupper() else 0.0
+        out[i, 10] = 1.0 if b.split is not None else 0.0
+        out[i, 11] = 1.0 if b.source != "dom" else 0.0
+        out[i, 12] = (depth if depth < 60 else 60) / 60.0
