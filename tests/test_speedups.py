@@ -7,6 +7,7 @@ comparisons skip (the Python path is then the only one, and every other test cov
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 from pathlib import Path
@@ -21,7 +22,7 @@ from blockdex.clean import clean_document
 from blockdex.errors import BlockdexError
 from blockdex.evaluate.datasets import load_dataset
 from blockdex.features import block_features
-from blockdex.page import Page
+from blockdex.page import Block, Page
 from blockdex.parse import parse_html
 from blockdex.predict import content as content_module
 from blockdex.predict.content import ContentModel
@@ -30,6 +31,7 @@ from blockdex.speedups import compiled, status
 segment_module = importlib.import_module("blockdex.segment")
 parse_module = importlib.import_module("blockdex.parse")
 features_module = importlib.import_module("blockdex.features")
+clean_module = importlib.import_module("blockdex.clean")
 
 needs_compiled = pytest.mark.skipif(
     compiled is None, reason="blockdex._speedups is not built (or BLOCKDEX_PURE_PYTHON is set)"
@@ -251,3 +253,68 @@ def test_compiled_feature_columns_equal_python_on_dataset_pages(
         for page in load_dataset(name, limit=40):
             fast, slow = _features_both_ways(page.html, monkeypatch)
             np.testing.assert_array_equal(fast, slow, err_msg=f"{name} {page.id}")
+
+
+# -- script rescue: string literals ----------------------------------------------------------------
+
+_scriptish = st.lists(
+    st.sampled_from(['"', "\\", "\n", "\r", "a", " ", "\u00e9", '\\"', '"x"', "\\\n", "'"]),
+    max_size=50,
+).map("".join)
+
+
+@needs_compiled
+@settings(max_examples=400, deadline=None)
+@given(_scriptish, st.sampled_from([0, 1, 3]))
+def test_compiled_string_literal_scan_equals_the_regex(code: str, min_chars: int) -> None:
+    expected = [
+        m.span(1)
+        for m in clean_module._STRING_LITERAL_RE.finditer(code)
+        if m.group(2) == '"' and len(m.group(1)) >= min_chars
+    ]
+    assert compiled.long_string_literals(code, min_chars) == expected
+
+
+@needs_compiled
+def test_rescued_text_is_the_same_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
+    prose = " ".join(["word"] * 60)
+    code = (
+        'window.__INITIAL_STATE__ = {"a": "'
+        + prose
+        + '", "b": "short", "c": "'
+        + prose.replace("word", "w\\u00e9rd\\n")
+        + '", "d": "unclosed '
+        + prose
+        + "\n}"
+    )
+    fast = list(clean_module._prose_literals(code, 200))
+    monkeypatch.setattr(clean_module, "compiled", None)
+    assert fast == list(clean_module._prose_literals(code, 200))
+    assert len(fast) == 2 and "w\u00e9rd" in fast[1]
+
+
+# -- numbering: Block objects ------------------------------------------------------------------------
+
+
+@needs_compiled
+def test_compiled_block_construction_sets_every_field_of_block() -> None:
+    assert tuple(f.name for f in dataclasses.fields(Block)) == compiled.BLOCK_FIELDS
+    raw = segment_module._RawBlock(
+        tag="p",
+        html="<b>x</b>",
+        text="x",
+        chain=(("p", 7),),
+        path="body>p",
+        attrs="a | b",
+        depth=2,
+        link_chars=1,
+        n_links=1,
+        attributes=(("src", "s"),),
+        source="dom",
+        scope=(3, 7),
+    )
+    fast = compiled.block_from_raw(Block, 4, raw)
+    slow = segment_module._python_block_from_raw(Block, 4, raw)
+    assert type(fast) is Block and fast == slow and hash(fast) == hash(slow)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.text = "changed"  # type: ignore[misc]

@@ -775,3 +775,76 @@ def block_columns(
         out[i, 10] = 1.0 if b.split is not None else 0.0
         out[i, 11] = 1.0 if b.source != "dom" else 0.0
         out[i, 12] = (depth if depth < 60 else 60) / 60.0
+
+
+# -- script rescue: JSON string literals in framework state -------------------------------------
+
+def long_string_literals(str code, Py_ssize_t min_chars):
+    """``(start, end)`` of the contents of the closed double-quoted literals of ``code`` that are
+    at least ``min_chars`` long, scanning as ``blockdex.clean._STRING_LITERAL_RE`` does with
+    ``finditer``: a literal runs to its closing quote, or stays unclosed at a line end (an
+    optional backslash before it) or at the end of the text; ``\\`` + any character but a newline
+    is an escape."""
+    cdef int kind = PyUnicode_KIND(code)
+    cdef void *data = PyUnicode_DATA(code)
+    cdef Py_ssize_t n = len(code), i = 0, start
+    cdef Py_UCS4 c
+    out = []
+    while i < n:
+        if PyUnicode_READ(kind, data, i) != 34:  # '"'
+            i += 1
+            continue
+        i += 1
+        start = i
+        while i < n:
+            c = PyUnicode_READ(kind, data, i)
+            if c == 34 or c == 10:
+                break
+            if c == 92:  # backslash: escapes the next character unless it is a newline
+                if i + 1 < n and PyUnicode_READ(kind, data, i + 1) != 10:
+                    i += 2
+                    continue
+                break
+            i += 1
+        if i < n and PyUnicode_READ(kind, data, i) == 34:
+            if i - start >= min_chars:
+                out.append((start, i))
+            i += 1  # past the closing quote
+        elif i < n and PyUnicode_READ(kind, data, i) == 92:
+            i += 1  # an unclosed literal ends after its trailing backslash
+    return out
+
+
+# -- numbering: Block objects ----------------------------------------------------------------------
+
+from cpython.object cimport PyObject_GenericSetAttr
+
+BLOCK_FIELDS = (
+    "index", "tag", "html", "text", "chain", "path", "attrs", "depth", "link_chars", "n_links",
+    "split", "source", "attributes", "scope",
+)
+"""The fields of ``blockdex.page.Block`` that :func:`block_from_raw` sets (a test compares)."""
+
+
+def block_from_raw(cls, index, rb):
+    """``cls(index=index, tag=rb.tag, …, split=None, …)`` for a raw block ``rb`` of the walk.
+
+    ``Block`` is a frozen dataclass: its ``__init__`` sets each field through
+    ``object.__setattr__`` (~3 µs a block); this sets the same slots directly (~0.5 µs).
+    """
+    obj = cls.__new__(cls)
+    PyObject_GenericSetAttr(obj, "index", index)
+    PyObject_GenericSetAttr(obj, "tag", rb.tag)
+    PyObject_GenericSetAttr(obj, "html", rb.html)
+    PyObject_GenericSetAttr(obj, "text", rb.text)
+    PyObject_GenericSetAttr(obj, "chain", rb.chain)
+    PyObject_GenericSetAttr(obj, "path", rb.path)
+    PyObject_GenericSetAttr(obj, "attrs", rb.attrs)
+    PyObject_GenericSetAttr(obj, "depth", rb.depth)
+    PyObject_GenericSetAttr(obj, "link_chars", rb.link_chars)
+    PyObject_GenericSetAttr(obj, "n_links", rb.n_links)
+    PyObject_GenericSetAttr(obj, "split", None)
+    PyObject_GenericSetAttr(obj, "source", rb.source)
+    PyObject_GenericSetAttr(obj, "attributes", rb.attributes)
+    PyObject_GenericSetAttr(obj, "scope", rb.scope)
+    return obj

@@ -691,6 +691,7 @@ def _number_blocks(raw: list[_RawBlock], cfg: SegmentConfig) -> tuple[list[Block
 
     Stops at ``cfg.max_blocks`` blocks; ``complete`` is False when that dropped some.
     """
+    _block_from_raw = compiled.block_from_raw if compiled is not None else _python_block_from_raw
     blocks: list[Block] = []
     split_id = 0
     complete = True
@@ -740,24 +741,26 @@ def _number_blocks(raw: list[_RawBlock], cfg: SegmentConfig) -> tuple[list[Block
                 if not complete:
                     return blocks, False
                 continue
-        blocks.append(
-            Block(
-                index=len(blocks),
-                tag=rb.tag,
-                html=rb.html,
-                text=rb.text,
-                chain=rb.chain,
-                path=rb.path,
-                attrs=rb.attrs,
-                depth=rb.depth,
-                link_chars=rb.link_chars,
-                n_links=rb.n_links,
-                source=rb.source,
-                attributes=rb.attributes,
-                scope=rb.scope,
-            )
-        )
+        blocks.append(_block_from_raw(Block, len(blocks), rb))
     return blocks, True
+
+
+def _python_block_from_raw(cls: type[Block], index: int, rb: _RawBlock) -> Block:
+    return cls(
+        index=index,
+        tag=rb.tag,
+        html=rb.html,
+        text=rb.text,
+        chain=rb.chain,
+        path=rb.path,
+        attrs=rb.attrs,
+        depth=rb.depth,
+        link_chars=rb.link_chars,
+        n_links=rb.n_links,
+        source=rb.source,
+        attributes=rb.attributes,
+        scope=rb.scope,
+    )
 
 
 def _use_compiled_walk() -> bool:
