@@ -318,3 +318,19 @@ def test_compiled_block_construction_sets_every_field_of_block() -> None:
     assert type(fast) is Block and fast == slow and hash(fast) == hash(slow)
     with pytest.raises(dataclasses.FrozenInstanceError):
         fast.text = "changed"  # type: ignore[misc]
+
+
+@needs_compiled
+def test_compiled_scope_columns_equal_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    html = (
+        "<body><main><article>"
+        + "".join(
+            f"<p>Paragraph {i} has quite a few words in it, enough for prose.</p>" for i in range(6)
+        )
+        + "</article><ul>"
+        + "".join(f"<li><div class=card><a href=/{i}>Teaser {i}</a></div></li>" for i in range(5))
+        + "</ul></main><footer><p>Footer text with several words but a link <a href=/>x</a></p>"
+        "</footer></body>"
+    )
+    fast, slow = _features_both_ways(html, monkeypatch)
+    np.testing.assert_array_equal(fast, slow)

@@ -723,6 +723,8 @@ def long_tags(str text, Py_ssize_t min_chars):
 
 # -- per-block feature columns ---------------------------------------------------------------------
 
+from cpython.set cimport PySet_Contains
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def block_columns(
@@ -756,9 +758,9 @@ def block_columns(
         n_stop = 0
         n_title = 0
         for w in words:
-            if w in stops:
+            if PySet_Contains(stops, w):
                 n_stop += 1
-            if use_title and w in title_words:
+            if use_title and PySet_Contains(title_words, w):
                 n_title += 1
         tag = b.tag
         depth = b.depth
@@ -848,3 +850,64 @@ def block_from_raw(cls, index, rb):
     PyObject_GenericSetAttr(obj, "attributes", rb.attributes)
     PyObject_GenericSetAttr(obj, "scope", rb.scope)
     return obj
+
+
+# -- per-block feature columns from the blocks' scopes ---------------------------------------------
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def scope_columns(
+    tuple blocks,
+    list path_of,
+    const double[::1] good_words,
+    double total_good,
+    tuple repeat_levels,
+    tuple scope_levels,
+    double main_share,
+    double[:, ::1] repeat_counts,
+    float[:, ::1] scope_share,
+    float[::1] in_main,
+):
+    """``blockdex.features._scope_columns``'s loops, filling its three output arrays."""
+    cdef Py_ssize_t i, j, n = len(blocks), n_sc, depth, best_depth = -1, k
+    cdef double gw
+    cdef tuple sc
+    cdef dict seen, container_words = {}
+    scopes = [b.scope for b in blocks]
+    for j in range(len(repeat_levels)):
+        k = repeat_levels[j]
+        seen = {}
+        for i in range(n):
+            sc = scopes[i]
+            pid = path_of[i]
+            members = seen.get(pid)
+            if members is None:
+                members = seen[pid] = set()
+            members.add(sc[len(sc) - 1 - k] if len(sc) > k else None)
+        for i in range(n):
+            repeat_counts[i, j] = len(seen[path_of[i]])
+    for i in range(n):
+        gw = good_words[i]
+        if gw:
+            for sid in <tuple> scopes[i]:
+                container_words[sid] = container_words.get(sid, 0.0) + gw
+    main_id = None
+    threshold = main_share * total_good
+    for i in range(n):
+        if good_words[i] == 0:
+            continue
+        depth = 0
+        for sid in <tuple> scopes[i]:
+            if depth > best_depth and container_words[sid] >= threshold:
+                best_depth = depth
+                main_id = sid
+            depth += 1
+    for i in range(n):
+        sc = scopes[i]
+        n_sc = len(sc)
+        for j in range(len(scope_levels)):
+            k = scope_levels[j]
+            if n_sc > k:
+                scope_share[i, j] = container_words.get(sc[n_sc - 1 - k], 0.0) / total_good
+        if main_id is not None and main_id in sc:
+            in_main[i] = 1.0

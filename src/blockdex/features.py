@@ -139,6 +139,8 @@ def _token_families(token: str) -> tuple[int, ...]:
 
 _PUNCT_RE = re.compile(r"[.,;:!?。，；：！？]")
 _PUNCT_CODES = np.array([ord(c) for c in ".,;:!?。，；：！？"], dtype=np.uint32)
+_PUNCT_TABLE = np.zeros(0x10000, dtype=bool)  # by code point; all marks are below U+FFFF
+_PUNCT_TABLE[_PUNCT_CODES] = True
 _HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _WORD_RE = re.compile(r"\w+", re.U)
 _DIGIT_RE = re.compile(r"\d")
@@ -183,6 +185,7 @@ def _mask_vector(far: int, near: int) -> tuple[float, ...]:
     )
 
 
+@lru_cache(maxsize=16384)
 def _attr_vector(attrs: str) -> tuple[float, ...]:
     """Which class/id families occur in the ancestors' tokens, and in the nearest two elements."""
     if not attrs:
@@ -288,6 +291,58 @@ def _block_columns(
     return out
 
 
+def _scope_columns(
+    blocks: tuple[Block, ...], path_of: list[int], good_words: np.ndarray, total_good: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per block, from the scopes (enclosing elements) of all blocks:
+
+    * how many distinct containers REPEAT_LEVELS up hold blocks of its tag-path group — teaser
+      cards, product tiles and comment items repeat one path in many sibling containers, an
+      article's paragraphs share one container (``(n, len(REPEAT_LEVELS))`` counts);
+    * the share of the page's prose (``good_words``) inside its ancestor SCOPE_LEVELS up;
+    * whether it lies in the main container: the deepest element holding at least
+      MAIN_CONTAINER_SHARE of the prose (the first such, in page order).
+
+    The compiled twin (``blockdex._speedups.scope_columns``) runs the same loops.
+    """
+    n = len(blocks)
+    repeat_counts = np.zeros((n, len(REPEAT_LEVELS)), dtype=np.float64)
+    scope_share = np.zeros((n, len(SCOPE_LEVELS)), dtype=np.float32)
+    in_main = np.zeros(n, dtype=np.float32)
+    if compiled is not None:
+        compiled.scope_columns(
+            blocks, path_of, good_words, total_good, REPEAT_LEVELS, SCOPE_LEVELS,
+            MAIN_CONTAINER_SHARE, repeat_counts, scope_share, in_main,
+        )  # fmt: skip
+        return repeat_counts, scope_share, in_main
+    for j, k in enumerate(REPEAT_LEVELS):
+        seen: dict[int, set[object]] = {}
+        for pid, b in zip(path_of, blocks, strict=True):
+            sc = b.scope
+            seen.setdefault(pid, set()).add(sc[-1 - k] if len(sc) > k else None)
+        repeat_counts[:, j] = [len(seen[pid]) for pid in path_of]
+    container_words: dict[int, float] = {}
+    for b, gw in zip(blocks, good_words, strict=True):
+        if gw:
+            for sid in b.scope:
+                container_words[sid] = container_words.get(sid, 0.0) + float(gw)
+    # The main container encloses a good block, so only good blocks' scopes need checking.
+    main_id = None
+    best_depth = -1
+    for i in np.flatnonzero(good_words):
+        for depth, sid in enumerate(blocks[i].scope):
+            if depth > best_depth and container_words[sid] >= MAIN_CONTAINER_SHARE * total_good:
+                best_depth, main_id = depth, sid
+    for i, b in enumerate(blocks):
+        sc = b.scope
+        for j, k in enumerate(SCOPE_LEVELS):
+            if len(sc) > k:
+                scope_share[i, j] = container_words.get(sc[-1 - k], 0.0) / total_good
+        if main_id is not None and main_id in sc:
+            in_main[i] = 1.0
+    return repeat_counts, scope_share, in_main
+
+
 def block_features(page: Page) -> np.ndarray:
     """A ``(n_blocks, len(FEATURE_NAMES))`` float32 matrix for ``page``."""
     blocks = page.blocks
@@ -303,7 +358,8 @@ def block_features(page: Page) -> np.ndarray:
     # Character classes counted over all blocks at once: one code-point array, one bincount.
     cp = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
     owner = np.repeat(np.arange(n), lens)
-    punct_arr = np.bincount(owner, weights=np.isin(cp, _PUNCT_CODES), minlength=n)
+    is_punct = _PUNCT_TABLE[np.minimum(cp, 0xFFFF)]  # U+FFFF is no mark: astral chars map there
+    punct_arr = np.bincount(owner, weights=is_punct, minlength=n)
     digit_arr = np.bincount(owner, weights=(cp >= 48) & (cp <= 57), minlength=n)
     chars_arr = np.maximum(lens, 1).astype(np.float64)
     words_arr = cols[:, 1]
@@ -361,42 +417,12 @@ def block_features(page: Page) -> np.ndarray:
     path_arr = np.asarray(path_of, dtype=np.intp)
     path_share = np.bincount(path_arr, weights=words_arr)[path_arr] / total_words
     path_count = np.log1p(np.bincount(path_arr)[path_arr].astype(np.float64))
-    # Repeated containers: teaser cards, product tiles and comment items put the same tag path
-    # in many sibling containers; an article's paragraphs share one container.
-    repeats = []
-    for k in REPEAT_LEVELS:
-        seen: dict[int, set[object]] = {}
-        for pid, b in zip(path_of, blocks, strict=True):
-            sc = b.scope
-            seen.setdefault(pid, set()).add(sc[-1 - k] if len(sc) > k else None)
-        repeats.append(np.log1p([len(seen[pid]) for pid in path_of]))
-
     # Containers: share of the page's prose ("good" blocks) inside each ancestor.
     good = (words_arr >= GOOD_MIN_WORDS) & (link_arr < GOOD_MAX_LINK_DENSITY)
     good_words = np.where(good, words_arr, 0.0)
     total_good = float(good_words.sum()) or 1.0
-    scope_share = np.zeros((n, len(SCOPE_LEVELS)), dtype=np.float32)
-    container_words: dict[int, float] = {}
-    for b, gw in zip(blocks, good_words, strict=True):
-        if gw:
-            for sid in b.scope:
-                container_words[sid] = container_words.get(sid, 0.0) + float(gw)
-    # The main container: the deepest element holding at least 60% of the prose (it encloses
-    # a good block, so only good blocks' scopes need checking).
-    main_id = None
-    best_depth = -1
-    for i in np.flatnonzero(good):
-        for depth, sid in enumerate(blocks[i].scope):
-            if depth > best_depth and container_words[sid] >= MAIN_CONTAINER_SHARE * total_good:
-                best_depth, main_id = depth, sid
-    in_main = np.zeros(n, dtype=np.float32)
-    for i, b in enumerate(blocks):
-        sc = b.scope
-        for j, k in enumerate(SCOPE_LEVELS):
-            if len(sc) > k:
-                scope_share[i, j] = container_words.get(sc[-1 - k], 0.0) / total_good
-        if main_id is not None and main_id in sc:
-            in_main[i] = 1.0
+    repeat_counts, scope_share, in_main = _scope_columns(blocks, path_of, good_words, total_good)
+    repeats = [np.log1p(repeat_counts[:, j]) for j in range(len(REPEAT_LEVELS))]
 
     # Neighbours and windows.
     def shifted(a: np.ndarray, k: int) -> np.ndarray:
