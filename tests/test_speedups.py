@@ -334,3 +334,31 @@ def test_compiled_scope_columns_equal_python(monkeypatch: pytest.MonkeyPatch) ->
     )
     fast, slow = _features_both_ways(html, monkeypatch)
     np.testing.assert_array_equal(fast, slow)
+
+
+_spacey = st.lists(
+    st.sampled_from(
+        [
+            "a",
+            "\u00e9",
+            "\U0001f600",
+            " ",
+            "  ",
+            "\t",
+            "\n",
+            "\xa0",
+            "\u3000",
+            "\u2028",
+            "\x1c",
+            "\u200b",
+        ]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@needs_compiled
+@settings(max_examples=400, deadline=None)
+@given(_spacey)
+def test_compiled_whitespace_squash_equals_split_and_join(text: str) -> None:
+    assert compiled.squash(text) == " ".join(text.split())

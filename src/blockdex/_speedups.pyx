@@ -673,10 +673,55 @@ cdef class _CWalker:
             self.flush(self.frames.pop())
 
 
+cdef extern from "Python.h":
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
+    object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
+
+from libc.stdlib cimport malloc, free
+
+
 cdef str _squash(str s):
-    if len(s) <= _SQUASH_WINDOW:
-        return " ".join(s.split())
-    return _consts()._squash_ws(s)
+    """``" ".join(s.split())``: runs of whitespace (``str.split``'s definition) as one space, ends
+    stripped; ``s`` itself when it is already so."""
+    cdef int kind = PyUnicode_KIND(s)
+    cdef void *data = PyUnicode_DATA(s)
+    cdef Py_ssize_t n = len(s), i, k = 0
+    cdef Py_UCS4 c
+    cdef bint space = True  # at the start, or after a whitespace run
+    cdef bint clean = True
+    cdef Py_UCS4 *buf
+    for i in range(n):
+        c = PyUnicode_READ(kind, data, i)
+        if Py_UNICODE_ISSPACE(c):
+            if space or c != 32:
+                clean = False
+                break
+            space = True
+        else:
+            space = False
+    if clean and not space:
+        return s
+    if clean and n == 0:
+        return s
+    buf = <Py_UCS4 *> malloc(n * sizeof(Py_UCS4) + 1)
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        space = True
+        for i in range(n):
+            c = PyUnicode_READ(kind, data, i)
+            if Py_UNICODE_ISSPACE(c):
+                space = True
+                continue
+            if space and k:
+                buf[k] = 32
+                k += 1
+            space = False
+            buf[k] = c
+            k += 1
+        return PyUnicode_FromKindAndData(4, buf, k)
+    finally:
+        free(buf)
 
 
 def walk(root_id, include_root, cfg, source, id_offset, deadline, make_block):
@@ -911,3 +956,8 @@ def scope_columns(
                 scope_share[i, j] = container_words.get(sc[n_sc - 1 - k], 0.0) / total_good
         if main_id is not None and main_id in sc:
             in_main[i] = 1.0
+
+
+def squash(str s):
+    """The walk's whitespace squashing (for tests): ``" ".join(s.split())``."""
+    return _squash(s)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from importlib import resources
 
@@ -177,25 +178,28 @@ def _level_mask(level: str) -> int:
     return mask
 
 
-@lru_cache(maxsize=4096)
-def _mask_vector(far: int, near: int) -> tuple[float, ...]:
-    k = len(ATTR_FAMILIES)
-    return tuple(float(far >> j & 1) for j in range(k)) + tuple(
-        float(near >> j & 1) for j in range(k)
-    )
-
-
-@lru_cache(maxsize=16384)
-def _attr_vector(attrs: str) -> tuple[float, ...]:
-    """Which class/id families occur in the ancestors' tokens, and in the nearest two elements."""
+def _attr_masks(attrs: str) -> tuple[int, int]:
+    """Bit masks of the class/id families in the ancestors' tokens, and in the nearest two
+    elements (bit j: ATTR_FAMILIES[j])."""
     if not attrs:
-        return _mask_vector(0, 0)
+        return 0, 0
     masks = [_level_mask(level) for level in attrs.split(" | ")]
     far = 0
     for m in masks:
         far |= m
     near = masks[-1] | (masks[-2] if len(masks) > 1 else 0)
-    return _mask_vector(far, near)
+    return far, near
+
+
+_FAMILY_BITS = np.arange(len(ATTR_FAMILIES), dtype=np.int64)
+
+
+def _attr_matrix(attr_strings: Iterable[str]) -> np.ndarray:
+    """One row per attrs string: its family bits (far, then near) as 0/1 floats."""
+    masks = np.array([_attr_masks(a) for a in attr_strings], dtype=np.int64).reshape(-1, 2)
+    far = (masks[:, :1] >> _FAMILY_BITS) & 1
+    near = (masks[:, 1:] >> _FAMILY_BITS) & 1
+    return np.hstack([far, near]).astype(np.float32)
 
 
 @lru_cache(maxsize=4096)
@@ -375,7 +379,7 @@ def block_features(page: Page) -> np.ndarray:
     attr_ids: dict[str, int] = {}
     attr_of = [attr_ids.setdefault(b.attrs, len(attr_ids)) for b in blocks]
     path_mat = np.array([_path_vector(k) for k in path_ids], dtype=np.float32)[path_of]
-    attr_mat = np.array([_attr_vector(k) for k in attr_ids], dtype=np.float32)[attr_of]
+    attr_mat = _attr_matrix(attr_ids)[attr_of]
     link_arr = np.minimum(linkc / chars_arr, 1.0)
     nonlinked_words = np.maximum(chars_arr - linkc, 0.0) / CHARS_PER_WORD
     local = np.empty((n, len(LOCAL_NAMES)), dtype=np.float32)
