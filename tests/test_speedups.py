@@ -362,3 +362,43 @@ _spacey = st.lists(
 @given(_spacey)
 def test_compiled_whitespace_squash_equals_split_and_join(text: str) -> None:
     assert compiled.squash(text) == " ".join(text.split())
+
+
+# -- block groups and the parse depth check ----------------------------------------------------------
+
+
+@needs_compiled
+def test_compiled_block_groups_equal_python(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = sorted(data_dir.glob("*.html")) + sorted((data_dir / "pages").glob("*.html"))
+    for path in files:
+        page = segment_module.segment_document(clean_document(parse_html(path.read_bytes())))
+        fast = features_module.block_groups(page)
+        with monkeypatch.context() as m:
+            m.setattr(features_module, "compiled", None)
+            slow = features_module.block_groups(page)
+        np.testing.assert_array_equal(fast, slow, err_msg=path.name)
+
+
+@needs_compiled_walk
+def test_compiled_depth_check_equals_the_css_query() -> None:
+    from selectolax.lexbor import LexborHTMLParser
+
+    pages = [
+        "<p>x</p>",
+        "",
+        "<template><div><div>x</div></div></template>",
+        "<svg><g><g><g></g></g></g></svg>",
+        "<table><tr><td><table><tr><td>x",
+        "<div>" * 40 + "x",
+        "<span><b><i>" * 10 + "x",
+        *[case.data.decode("utf-8", "replace") for case in corpus.cases(fast=True)][:40],
+    ]
+    for html in pages:
+        tree = LexborHTMLParser(html)
+        for depth in (1, 2, 3, 5, 12, 30, 512):
+            expected = tree.css_first(parse_module._depth_selector(depth)) is not None
+            root = tree.root
+            got = root is not None and compiled.has_deep_element(root.mem_id, depth)
+            assert got == expected, (html[:60], depth)

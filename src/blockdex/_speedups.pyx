@@ -961,3 +961,50 @@ def scope_columns(
 def squash(str s):
     """The walk's whitespace squashing (for tests): ``" ".join(s.split())``."""
     return _squash(s)
+
+
+def has_deep_element(uintptr_t root_id, Py_ssize_t max_depth):
+    """Whether an element below the element at ``root_id`` (a ``mem_id``) has ``max_depth``
+    element ancestors within the subtree — what ``tree.css_first("*" + " > *" * max_depth)``
+    finds from the root element. Call only when :func:`lexbor_ready` is True."""
+    cdef bd_node *root = <bd_node *> root_id
+    cdef bd_node *node = root
+    cdef Py_ssize_t depth = 0
+    if root == NULL:
+        return False
+    while True:
+        if node.type == NODE_ELEMENT and depth >= max_depth:
+            return True
+        if node.first_child != NULL:
+            node = node.first_child
+            depth += 1
+            continue
+        while node != root and node.next == NULL:
+            node = node.parent
+            depth -= 1
+        if node == root:
+            return False
+        node = node.next
+
+
+def block_groups(tuple blocks, tuple levels, int[:, ::1] out):
+    """``blockdex.features.block_groups``'s loop, filling ``out``."""
+    cdef Py_ssize_t i, j, k, n = len(blocks), n_sc
+    cdef dict ids = {}
+    cdef tuple sc
+    for i in range(n):
+        b = blocks[i]
+        key = ("path", b.path)
+        v = ids.get(key)
+        if v is None:
+            v = ids[key] = len(ids)
+        out[i, 0] = v
+        sc = b.scope
+        n_sc = len(sc)
+        for j in range(len(levels)):
+            k = levels[j]
+            key = sc[n_sc - 1 - k] if n_sc > k else (sc[0] if n_sc else ("self", i))
+            v = ids.get(key)
+            if v is None:
+                v = ids[key] = len(ids)
+            out[i, j + 1] = v

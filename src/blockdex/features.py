@@ -512,6 +512,9 @@ def block_groups(page: Page) -> np.ndarray:
     """
     blocks = page.blocks
     out = np.zeros((len(blocks), 1 + len(PROB_SCOPE_LEVELS)), dtype=np.int32)
+    if compiled is not None:  # the same loop, compiled
+        compiled.block_groups(blocks, PROB_SCOPE_LEVELS, out)
+        return out
     ids: dict[object, int] = {}
     for i, b in enumerate(blocks):
         out[i, 0] = ids.setdefault(("path", b.path), len(ids))

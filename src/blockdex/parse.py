@@ -493,6 +493,14 @@ def _has_crowded_tag(text: str, max_attributes: int) -> bool:
     )
 
 
+def _has_deep_element(tree: LexborHTMLParser, max_depth: int) -> bool:
+    """Whether an element of ``tree`` has ``max_depth`` element ancestors."""
+    if compiled is not None and compiled.lexbor_ready():  # a walk over lexbor's nodes in C
+        root = tree.root
+        return root is not None and compiled.has_deep_element(root.mem_id, max_depth)
+    return tree.css_first(_depth_selector(max_depth)) is not None
+
+
 def parse_bounded(
     text: str, limits: ParseLimits = DEFAULT_LIMITS
 ) -> tuple[LexborHTMLParser, str, list[str]]:
@@ -506,7 +514,7 @@ def parse_bounded(
     ):
         tree = LexborHTMLParser(text)
         # an element can be no deeper than the number of start tags
-        if n_lt <= limits.max_depth or tree.css_first(_depth_selector(limits.max_depth)) is None:
+        if n_lt <= limits.max_depth or not _has_deep_element(tree, limits.max_depth):
             return tree, text, []
     text, warnings = bound_markup(text, limits)
     return LexborHTMLParser(text), text, warnings
