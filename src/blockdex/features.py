@@ -178,6 +178,7 @@ def _level_mask(level: str) -> int:
     return mask
 
 
+@lru_cache(maxsize=16384)
 def _attr_masks(attrs: str) -> tuple[int, int]:
     """Bit masks of the class/id families in the ancestors' tokens, and in the nearest two
     elements (bit j: ATTR_FAMILIES[j])."""
