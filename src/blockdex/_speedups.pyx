@@ -410,18 +410,19 @@ cdef class _CWalker:
                 html = _squash(html)
             path, attrs = frame.ancestry(self.max_attr_levels)
             self.out.append(
-                self.make_block(
-                    tag=frame.tag,
-                    html=html,
-                    text=text,
-                    chain=frame.chain,
-                    path=path,
-                    attrs=attrs,
-                    depth=self.depth,
-                    link_chars=frame.link_chars,
-                    n_links=frame.n_links,
-                    source=self.source,
-                    scope=frame.scope,
+                self.make_block(  # positional: _RawBlock's field order (no kwargs dict)
+                    frame.tag,
+                    html,
+                    text,
+                    frame.chain,
+                    path,
+                    attrs,
+                    self.depth,
+                    frame.link_chars,
+                    frame.n_links,
+                    (),
+                    self.source,
+                    frame.scope,
                 )
             )
         frame.reset_run()
@@ -469,19 +470,19 @@ cdef class _CWalker:
         node_id = self.node_id(node)
         path, ancestor_attrs = parent.ancestry(self.max_attr_levels)
         self.out.append(
-            self.make_block(
-                tag="img",
-                html=_html_lib.escape(f"image: {src}, caption: {caption}", quote=False),
-                text=caption,
-                chain=(*parent.chain, ("img", node_id)),
-                path=f"{path}>img",
-                attrs=ancestor_attrs,
-                depth=self.depth + 1,
-                link_chars=len(caption) if self.link_depth else 0,
-                n_links=1 if self.link_depth else 0,
-                attributes=(("src", src), ("alt", caption)),
-                source=self.source,
-                scope=(*parent.scope[1 - self.max_path_levels :], node_id),
+            self.make_block(  # positional: _RawBlock's field order
+                "img",
+                _html_lib.escape(f"image: {src}, caption: {caption}", quote=False),
+                caption,
+                (*parent.chain, ("img", node_id)),
+                f"{path}>img",
+                ancestor_attrs,
+                self.depth + 1,
+                len(caption) if self.link_depth else 0,
+                1 if self.link_depth else 0,
+                (("src", src), ("alt", caption)),
+                self.source,
+                (*parent.scope[1 - self.max_path_levels :], node_id),
             )
         )
 
