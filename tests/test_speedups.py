@@ -418,3 +418,9 @@ def test_compiled_depth_check_equals_the_css_query() -> None:
             root = tree.root
             got = root is not None and compiled.has_deep_element(root.mem_id, depth)
             assert got == expected, (html[:60], depth)
+
+
+@needs_compiled
+def test_compiled_whitespace_squash_of_a_huge_text_equals_split_and_join() -> None:
+    text = " lead\u3000" + "word \t\n" * 60_000 + "\xa0tail "  # over the window: windowed path
+    assert compiled.squash(text) == " ".join(text.split())

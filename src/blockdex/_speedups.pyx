@@ -262,7 +262,7 @@ cdef enum:
     EXIT_LINK = 5
 
 cdef object _C = None  # blockdex.segment's tables, read on first use (it imports this module)
-_SQUASH_WINDOW = 1 << 18
+cdef Py_ssize_t _SQUASH_WINDOW = 1 << 18  # longer texts: segment._squash_ws (windowed)
 
 
 cdef _consts():
@@ -691,6 +691,8 @@ cdef str _squash(str s):
     cdef bint space = True  # at the start, or after a whitespace run
     cdef bint clean = True
     cdef Py_UCS4 *buf
+    if n > _SQUASH_WINDOW:  # huge texts: segment._squash_ws works window by window (memory)
+        return _consts()._squash_ws(s)
     for i in range(n):
         c = PyUnicode_READ(kind, data, i)
         if Py_UNICODE_ISSPACE(c):
