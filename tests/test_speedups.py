@@ -26,7 +26,7 @@ from blockdex.page import Block, Page
 from blockdex.parse import parse_html
 from blockdex.predict import content as content_module
 from blockdex.predict.content import ContentModel
-from blockdex.speedups import compiled, status
+from blockdex.speedups import compiled, lexbor, status
 
 segment_module = importlib.import_module("blockdex.segment")
 parse_module = importlib.import_module("blockdex.parse")
@@ -66,6 +66,13 @@ def test_compiled_forest_sums_equal_numpy(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 # -- the segmentation walk -------------------------------------------------------------------------
+
+
+def _test_pages(data_dir: Path) -> list[Path]:
+    """The small HTML pages of tests/data (never empty: the fixtures ship with the repo)."""
+    files = sorted(data_dir.glob("*.html")) + sorted((data_dir / "pages").glob("*.html"))
+    assert files
+    return files
 
 
 def _normalised(page: Page) -> tuple[object, ...]:
@@ -117,7 +124,7 @@ def _both_ways(html: str | bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[obje
 
 
 needs_compiled_walk = pytest.mark.skipif(
-    compiled is None or not compiled.lexbor_ready(),
+    lexbor(compiled) is None,
     reason="the compiled walk is not built or cannot read this selectolax's tree",
 )
 
@@ -151,9 +158,7 @@ def test_compiled_walk_equals_python_on_hand_made_pages(
 def test_compiled_walk_equals_python_on_the_test_pages(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    files = sorted(data_dir.glob("*.html")) + sorted((data_dir / "pages").glob("*.html"))
-    assert files
-    for path in files:
+    for path in _test_pages(data_dir):
         fast, slow = _both_ways(path.read_bytes(), monkeypatch)
         assert fast == slow, path.name
 
@@ -239,8 +244,7 @@ def _features_both_ways(html: str | bytes, monkeypatch: pytest.MonkeyPatch):
 def test_compiled_feature_columns_equal_python_on_test_pages(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    files = sorted(data_dir.glob("*.html")) + sorted((data_dir / "pages").glob("*.html"))
-    for path in files:
+    for path in _test_pages(data_dir):
         fast, slow = _features_both_ways(path.read_bytes(), monkeypatch)
         np.testing.assert_array_equal(fast, slow, err_msg=path.name)
 
@@ -378,8 +382,7 @@ def test_compiled_whitespace_squash_equals_split_and_join(text: str) -> None:
 def test_compiled_block_groups_equal_python(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    files = sorted(data_dir.glob("*.html")) + sorted((data_dir / "pages").glob("*.html"))
-    for path in files:
+    for path in _test_pages(data_dir):
         page = segment_module.segment_document(clean_document(parse_html(path.read_bytes())))
         fast = features_module.block_groups(page)
         with monkeypatch.context() as m:

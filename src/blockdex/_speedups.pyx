@@ -369,7 +369,7 @@ cdef class _CWalker:
         self.structural_tags = c.STRUCTURAL_TAGS
         self.cell_tags = c.CELL_TAGS
         self.pre_tags = c._PRE_TAGS
-        self.row_inner_tags = c.BLOCK_TAGS - {"tr", "td", "th"}
+        self.row_inner_tags = c.ROW_INNER_TAGS
         self.kept_inline = c.KEPT_INLINE
         self.lang_re = c._LANG_RE
         self.ws_re = c._WS_RE
@@ -629,15 +629,14 @@ cdef class _CWalker:
             frame.inline_stack.pop()
             frame.html.append(f"</{tag}>")
 
-    def walk(self, uintptr_t root_id, bint include_root):
+    def walk(self, uintptr_t root_id):
         cdef bd_node *root = <bd_node *> root_id
         cdef bd_node *node
         cdef bd_node *child
         cdef bd_node *nxt
         cdef bd_node *parent
         cdef Py_ssize_t visited = 0
-        if include_root:
-            self.push_frame(root, self.tag_of(root) or "body", MODE_FLOW)
+        self.push_frame(root, self.tag_of(root) or "body", MODE_FLOW)
         node = root.first_child
         deadline = self.deadline
         perf_counter = _time.perf_counter
@@ -727,11 +726,11 @@ cdef str _squash(str s):
         free(buf)
 
 
-def walk(root_id, include_root, cfg, source, id_offset, deadline, make_block):
+def walk(root_id, cfg, source, id_offset, deadline, make_block):
     """``blockdex.segment._Walker(...).walk(...)`` for the node at ``root_id`` (a ``mem_id``):
     returns ``(raw blocks, timed_out)``. Call only when :func:`lexbor_ready` is True."""
     w = _CWalker(cfg, source, id_offset, deadline, make_block)
-    w.walk(root_id, include_root)
+    w.walk(root_id)
     return w.out, w.timed_out
 
 
@@ -796,7 +795,6 @@ def block_columns(
     cdef str text
     cdef list words
     cdef bint use_title = bool(title_words)
-    other = tag_index["other"]
     if out.shape[0] != n or out.shape[1] != 13:
         raise ValueError("out has the wrong shape")
     for i in range(n):

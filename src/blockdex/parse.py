@@ -16,7 +16,7 @@ from functools import lru_cache
 from selectolax.lexbor import LexborHTMLParser
 
 from blockdex.errors import EmptyInput, NotHTML, PageTooLarge
-from blockdex.speedups import compiled
+from blockdex.speedups import compiled, lexbor
 
 
 @dataclass(frozen=True, slots=True)
@@ -495,9 +495,10 @@ def _has_crowded_tag(text: str, max_attributes: int) -> bool:
 
 def _has_deep_element(tree: LexborHTMLParser, max_depth: int) -> bool:
     """Whether an element of ``tree`` has ``max_depth`` element ancestors."""
-    if compiled is not None and compiled.lexbor_ready():  # a walk over lexbor's nodes in C
+    walks = lexbor(compiled)
+    if walks is not None:  # a walk over lexbor's nodes in C
         root = tree.root
-        return root is not None and compiled.has_deep_element(root.mem_id, max_depth)
+        return root is not None and walks.has_deep_element(root.mem_id, max_depth)
     return tree.css_first(_depth_selector(max_depth)) is not None
 
 

@@ -37,7 +37,7 @@ from selectolax.lexbor import LexborNode
 
 from blockdex.page import Block, Page
 from blockdex.parse import Document, parse_bounded
-from blockdex.speedups import compiled
+from blockdex.speedups import compiled, lexbor
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +126,9 @@ BLOCK_TAGS = frozenset(
     ]
 )
 BLOCK_SELECTOR = ",".join(sorted(BLOCK_TAGS))
-_ROW_INNER_BLOCK_SELECTOR = ",".join(sorted(BLOCK_TAGS - {"tr", "td", "th"}))
+ROW_INNER_TAGS = BLOCK_TAGS - {"tr", "td", "th"}
+"""Block elements that make a table row a layout row (walked like divs), not an atomic one."""
+_ROW_INNER_BLOCK_SELECTOR = ",".join(sorted(ROW_INNER_TAGS))
 HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 # Elements whose nesting the assembler rebuilds (lists, tables, quotes, headings …).
 STRUCTURAL_TAGS = frozenset(
@@ -568,10 +570,10 @@ class _Walker:
             frame.inline_stack.pop()
             frame.html.append(f"</{tag}>")
 
-    def walk(self, root: LexborNode, include_root: bool) -> None:
-        """Depth-first walk with explicit parent/sibling moves (no recursion)."""
-        if include_root:
-            self._push_frame(root, root.tag or "body", "flow")
+    def walk(self, root: LexborNode) -> None:
+        """Depth-first walk of ``root``'s subtree, root included, with explicit parent/sibling
+        moves (no recursion)."""
+        self._push_frame(root, root.tag or "body", "flow")
         stop_id = root.mem_id
         max_blocks = self.cfg.max_blocks
         node = root.child
@@ -763,10 +765,6 @@ def _python_block_from_raw(cls: type[Block], index: int, rb: _RawBlock) -> Block
     )
 
 
-def _use_compiled_walk() -> bool:
-    return compiled is not None and compiled.lexbor_ready()
-
-
 def _walk(
     root: LexborNode,
     cfg: SegmentConfig,
@@ -779,10 +777,11 @@ def _walk(
     Uses the compiled walk (``blockdex._speedups``, the same rules over lexbor's nodes) when it
     is built and reads this selectolax's tree correctly; :class:`_Walker` otherwise.
     """
-    if _use_compiled_walk():
-        return compiled.walk(root.mem_id, True, cfg, source, id_offset, deadline, _RawBlock)  # type: ignore[union-attr]
+    walks = lexbor(compiled)
+    if walks is not None:
+        return walks.walk(root.mem_id, cfg, source, id_offset, deadline, _RawBlock)
     walker = _Walker(cfg, source, id_offset=id_offset, deadline=deadline)
-    walker.walk(root, include_root=True)
+    walker.walk(root)
     return walker.out, walker.timed_out
 
 
@@ -795,7 +794,8 @@ def segment_document(
     page that takes too long still yields the blocks found so far.
     """
     warnings = list(doc.warnings)
-    root = doc.tree.body if doc.tree.body is not None else doc.tree.root
+    body = doc.tree.body  # a lookup in the tree: once
+    root = body if body is not None else doc.tree.root
     raw, timed_out = _walk(root, cfg, "dom", deadline=deadline) if root is not None else ([], False)
     for k, fragment in enumerate(doc.rescued):
         if timed_out:

@@ -12,8 +12,12 @@ import os
 from types import ModuleType
 
 
+def _disabled() -> bool:
+    return os.environ.get("BLOCKDEX_PURE_PYTHON", "").strip() not in ("", "0")
+
+
 def _load() -> ModuleType | None:
-    if os.environ.get("BLOCKDEX_PURE_PYTHON", "").strip() not in ("", "0"):
+    if _disabled():
         return None
     try:
         from blockdex import _speedups
@@ -26,13 +30,15 @@ compiled: ModuleType | None = _load()
 """The compiled module, or None when blockdex runs as pure Python."""
 
 
+def lexbor(module: ModuleType | None) -> ModuleType | None:
+    """``module`` (a caller's ``compiled``) when its walks over lexbor's nodes can be used: it is
+    built and reads this selectolax's tree correctly (checked once); else None."""
+    return module if module is not None and module.lexbor_ready() else None
+
+
 def status() -> str:
     """One line for ``blockdex --version`` and bug reports."""
     if compiled is None:
-        why = (
-            "disabled by BLOCKDEX_PURE_PYTHON"
-            if os.environ.get("BLOCKDEX_PURE_PYTHON")
-            else ("not built")
-        )
+        why = "disabled by BLOCKDEX_PURE_PYTHON" if _disabled() else "not built"
         return f"compiled speed-ups: no ({why})"
     return "compiled speed-ups: yes"
