@@ -375,6 +375,54 @@ def test_compiled_whitespace_squash_equals_split_and_join(text: str) -> None:
     assert compiled.squash(text) == " ".join(text.split())
 
 
+# -- class/id token families -----------------------------------------------------------------------
+
+_family_words = [w for _, _, w in features_module._family_word_table() or []]
+_class_strings = st.lists(
+    st.one_of(
+        st.sampled_from(_family_words or ["x"]),
+        st.sampled_from([" ", "-", "_", "--", "\xa0", "\u3000", "s", "x", "1", "\u00e9", "|"]),
+        st.text(alphabet="abcdeilmnoprst", max_size=4),
+    ),
+    max_size=12,
+).map("".join)
+
+
+def test_every_family_pattern_is_a_word_table() -> None:
+    """The compiled matcher needs plain word alternations; a richer pattern would silently
+    send every page to the slower regex path."""
+    rows = features_module._family_word_table()
+    assert rows is not None
+    assert {k for k, _, _ in rows} == set(range(len(features_module.ATTR_FAMILIES)))
+
+
+@needs_compiled
+@settings(max_examples=600, deadline=None)
+@given(_class_strings)
+def test_compiled_class_families_equal_the_regexes(level: str) -> None:
+    assert compiled.level_mask(level) == features_module._level_mask.__wrapped__(level)
+
+
+@needs_compiled
+def test_compiled_family_rows_equal_python_on_dataset_attrs(
+    shared_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    strings = sorted(
+        {
+            b.attrs
+            for name in ("scrapinghub-aeb", "l3s-gn1", "wcxb")
+            for page in load_dataset(name, limit=60)
+            for b in segment_module.segment_document(clean_document(parse_html(page.html))).blocks
+        }
+    )
+    fast = features_module._attr_matrix(strings)
+    with monkeypatch.context() as m:
+        m.setattr(features_module, "compiled", None)
+        slow = features_module._attr_matrix(strings)
+    assert fast.sum() > 0
+    np.testing.assert_array_equal(fast, slow)
+
+
 # -- block groups and the parse depth check ----------------------------------------------------------
 
 

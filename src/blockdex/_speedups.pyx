@@ -1009,3 +1009,136 @@ def block_groups(tuple blocks, tuple levels, int[:, ::1] out):
             if v is None:
                 v = ids[key] = len(ids)
             out[i, j + 1] = v
+
+
+# -- class/id token families -----------------------------------------------------------------------
+
+cdef enum:
+    FAM_WHOLE = 0   # the whole token is the word
+    FAM_PREFIX = 1  # the token starts with the word
+    FAM_ANYWHERE = 2  # the word occurs in the token
+    FAM_MAX_WORD = 32
+
+cdef struct FamWord:
+    int family
+    int mode
+    Py_ssize_t length
+    Py_UCS4 chars[FAM_MAX_WORD]
+
+cdef FamWord *_fam_words = NULL
+cdef Py_ssize_t _n_fam_words = 0
+
+
+def set_family_words(list rows):
+    """Load the word table ``(family, mode, word)`` that :func:`attr_family_rows` matches
+    tokens against (``blockdex.features._family_word_table``: mode 0 the whole token, 1 a
+    prefix, 2 anywhere; words of ASCII letters and digits)."""
+    global _fam_words, _n_fam_words
+    cdef FamWord *table = <FamWord *> malloc(max(len(rows), 1) * sizeof(FamWord))
+    cdef Py_ssize_t i, j
+    if table == NULL:
+        raise MemoryError()
+    for i, (family, mode, word) in enumerate(rows):
+        if not 0 <= family < 62 or mode not in (0, 1, 2) or not 0 < len(word) <= FAM_MAX_WORD:
+            free(table)
+            raise ValueError(f"bad family word row {(family, mode, word)!r}")
+        table[i].family = family
+        table[i].mode = mode
+        table[i].length = len(word)
+        for j in range(len(word)):
+            table[i].chars[j] = ord(word[j])
+    free(_fam_words)
+    _fam_words = table
+    _n_fam_words = len(rows)
+
+
+cdef inline bint _fam_eq(
+    int kind, void *data, Py_ssize_t at, const FamWord *w
+) noexcept:
+    cdef Py_ssize_t j
+    for j in range(w.length):
+        if PyUnicode_READ(kind, data, at + j) != w.chars[j]:
+            return False
+    return True
+
+
+cdef unsigned long long _token_mask(
+    int kind, void *data, Py_ssize_t start, Py_ssize_t end
+) noexcept:
+    cdef unsigned long long mask = 0, bit
+    cdef Py_ssize_t i, p, n = end - start
+    cdef const FamWord *w
+    for i in range(_n_fam_words):
+        w = &_fam_words[i]
+        bit = 1ULL << w.family
+        if mask & bit or w.length > n:
+            continue
+        if w.mode == FAM_WHOLE:
+            if w.length == n and _fam_eq(kind, data, start, w):
+                mask |= bit
+        elif w.mode == FAM_PREFIX:
+            if _fam_eq(kind, data, start, w):
+                mask |= bit
+        else:
+            for p in range(start, end - w.length + 1):
+                if PyUnicode_READ(kind, data, p) == w.chars[0] and _fam_eq(kind, data, p, w):
+                    mask |= bit
+                    break
+    return mask
+
+
+cdef unsigned long long _level_mask(str level):
+    """``blockdex.features._level_mask``: the families of the tokens (runs between whitespace,
+    ``_`` and ``-``) of at least two characters."""
+    cdef int kind = PyUnicode_KIND(level)
+    cdef void *data = PyUnicode_DATA(level)
+    cdef Py_ssize_t i, start = 0, n = len(level)
+    cdef Py_UCS4 c
+    cdef unsigned long long mask = 0
+    for i in range(n + 1):
+        if i < n:
+            c = PyUnicode_READ(kind, data, i)
+            if not (c == 95 or c == 45 or Py_UNICODE_ISSPACE(c)):  # '_', '-'
+                continue
+        if i - start >= 2:
+            mask |= _token_mask(kind, data, start, i)
+        start = i + 1
+    return mask
+
+
+def level_mask(str level):
+    """The compiled ``_level_mask`` (for tests)."""
+    return _level_mask(level)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def attr_family_rows(list attr_strings, dict level_cache, float[:, ::1] out):
+    """``blockdex.features._attr_matrix``: per attrs string (levels joined by ``" | "``), its
+    families' bits over all levels, then over the nearest two, as 0/1 in ``out``'s row.
+    ``level_cache`` maps a level to its mask (filled here)."""
+    cdef Py_ssize_t i, j, f, n_levels, n_fam = out.shape[1] // 2
+    cdef unsigned long long far, near, m
+    cdef list levels
+    if out.shape[0] != len(attr_strings) or n_fam * 2 != out.shape[1]:
+        raise ValueError("out has the wrong shape")
+    for i in range(len(attr_strings)):
+        a = attr_strings[i]
+        far = near = 0
+        if a:
+            levels = a.split(" | ")
+            n_levels = len(levels)
+            for j in range(n_levels):
+                lv = levels[j]
+                v = level_cache.get(lv)
+                if v is None:
+                    m = _level_mask(lv)
+                    level_cache[lv] = m
+                else:
+                    m = v
+                far |= m
+                if j >= n_levels - 2:
+                    near |= m
+        for f in range(n_fam):
+            out[i, f] = (far >> f) & 1
+            out[i, n_fam + f] = (near >> f) & 1

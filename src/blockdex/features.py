@@ -195,8 +195,51 @@ def _attr_masks(attrs: str) -> tuple[int, int]:
 _FAMILY_BITS = np.arange(len(ATTR_FAMILIES), dtype=np.int64)
 
 
+def _family_word_table() -> list[tuple[int, str, str]] | None:
+    """ATTR_FAMILIES as ``(family, mode, word)`` rows for the compiled matcher — mode ``whole``:
+    the token is the word, ``prefix``: it starts with it, ``anywhere``: it contains it — or None
+    when a pattern is more than words joined by ``|`` (each with an optional ``s?`` or ``.*``)."""
+    rows: list[tuple[int, str, str]] = []
+    for k, (name, rx) in enumerate(ATTR_FAMILIES):
+        for alt in rx.split("|"):
+            word, tail = (alt[:-2], alt[-2:]) if alt.endswith(("s?", ".*")) else (alt, "")
+            if not re.fullmatch(r"[a-z0-9]+", word):
+                return None
+            if name in _SUBSTRING_FAMILIES:  # a search: the optional tail adds nothing
+                rows.append((k, "anywhere", word))
+            elif tail == ".*":
+                rows.append((k, "prefix", word))
+            else:
+                rows.append((k, "whole", word))
+                if tail == "s?":
+                    rows.append((k, "whole", word + "s"))
+    return rows
+
+
+def _compiled_families() -> bool:
+    """Load the word table into the compiled matcher; False when it cannot be used."""
+    rows = _family_word_table() if compiled is not None else None
+    if rows is None:
+        return False
+    modes = {"whole": 0, "prefix": 1, "anywhere": 2}
+    compiled.set_family_words([(k, modes[m], w) for k, m, w in rows])
+    return True
+
+
+_COMPILED_FAMILIES = _compiled_families()
+_LEVEL_MASKS: dict[str, int] = {}
+"""Family masks of class/id levels seen (the compiled path's cache; cleared when large)."""
+
+
 def _attr_matrix(attr_strings: Iterable[str]) -> np.ndarray:
     """One row per attrs string: its family bits (far, then near) as 0/1 floats."""
+    if compiled is not None and _COMPILED_FAMILIES:
+        strings = list(attr_strings)
+        out = np.empty((len(strings), 2 * len(ATTR_FAMILIES)), dtype=np.float32)
+        if len(_LEVEL_MASKS) > 65536:
+            _LEVEL_MASKS.clear()
+        compiled.attr_family_rows(strings, _LEVEL_MASKS, out)
+        return out
     masks = np.array([_attr_masks(a) for a in attr_strings], dtype=np.int64).reshape(-1, 2)
     far = (masks[:, :1] >> _FAMILY_BITS) & 1
     near = (masks[:, 1:] >> _FAMILY_BITS) & 1
