@@ -250,6 +250,36 @@ def test_compiled_feature_columns_equal_python_on_test_pages(
 
 
 @needs_compiled
+@pytest.mark.parametrize(
+    "html",
+    [
+        *_HAND_MADE,
+        "<p>one</p>",
+        "<p>A long enough paragraph of prose, with words and more words in it.</p>",
+        "<nav><a href=/a>1</a> <a href=/b>2</a></nav><p>Prose of eight words or more, 2024.</p>"
+        "<p>\u3002\uff0c short</p><footer>\U0001f600 12 34</footer>",
+    ],
+)
+def test_compiled_feature_matrix_equals_python_on_small_pages(
+    html: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fast, slow = _features_both_ways(html, monkeypatch)
+    np.testing.assert_array_equal(fast, slow)
+
+
+@needs_compiled
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_random_html)
+def test_compiled_feature_matrix_equals_python_on_random_html(html: str) -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        try:
+            fast, slow = _features_both_ways(html, mp)
+        except BlockdexError:  # not HTML: nothing to compare
+            return
+    np.testing.assert_array_equal(fast, slow)
+
+
+@needs_compiled
 def test_compiled_feature_columns_equal_python_on_dataset_pages(
     shared_data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -782,20 +782,26 @@ def block_columns(
     dict tag_index,
     frozenset heading_tags,
     tuple sent_end,
+    const unsigned char[::1] punct_table,
     double[:, ::1] out,
 ):
     """The per-block columns ``blockdex.features.block_features`` reads from blocks, in one pass.
 
     Columns: 0 characters, 1 words, 2 stop words, 3 title words, 4 link characters, 5 links,
     6 heading, 7 tag group index, 8 ends a sentence, 9 starts upper-case, 10 split part,
-    11 from a script, 12 depth (clipped at 60, over 60).
+    11 from a script, 12 depth (clipped at 60, over 60), 13 punctuation marks (code points
+    below U+10000 marked in ``punct_table``), 14 ASCII digits.
     """
-    cdef Py_ssize_t i, n = len(blocks)
+    cdef Py_ssize_t i, j, n = len(blocks), n_chars, n_punct, n_digit
+    cdef Py_ssize_t table_size = punct_table.shape[0]
     cdef long n_stop, n_title, depth
     cdef str text
     cdef list words
     cdef bint use_title = bool(title_words)
-    if out.shape[0] != n or out.shape[1] != 13:
+    cdef int kind
+    cdef void *data
+    cdef Py_UCS4 c
+    if out.shape[0] != n or out.shape[1] != 15:
         raise ValueError("out has the wrong shape")
     for i in range(n):
         b = blocks[i]
@@ -823,6 +829,18 @@ def block_columns(
         out[i, 10] = 1.0 if b.split is not None else 0.0
         out[i, 11] = 1.0 if b.source != "dom" else 0.0
         out[i, 12] = (depth if depth < 60 else 60) / 60.0
+        kind = PyUnicode_KIND(text)
+        data = PyUnicode_DATA(text)
+        n_chars = len(text)
+        n_punct = n_digit = 0
+        for j in range(n_chars):
+            c = PyUnicode_READ(kind, data, j)
+            if 48 <= c <= 57:
+                n_digit += 1
+            elif c < table_size and punct_table[c]:
+                n_punct += 1
+        out[i, 13] = n_punct
+        out[i, 14] = n_digit
 
 
 # -- script rescue: JSON string literals in framework state -------------------------------------
@@ -1142,3 +1160,197 @@ def attr_family_rows(list attr_strings, dict level_cache, float[:, ::1] out):
         for f in range(n_fam):
             out[i, f] = (far >> f) & 1
             out[i, n_fam + f] = (near >> f) & 1
+
+
+# -- the numeric feature columns -------------------------------------------------------------------
+
+from libc.math cimport log1p
+import numpy as np
+
+cdef enum:
+    N_LOCAL = 18
+    N_CONTEXT = 23
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.cdivision(True)
+def feature_matrix(
+    const double[:, ::1] cols,
+    const Py_ssize_t[::1] path_of,
+    const Py_ssize_t[::1] attr_of,
+    const float[:, ::1] path_rows,
+    const float[:, ::1] attr_rows,
+    const float[::1] page_feats,
+    Py_ssize_t n_title,
+    const double[:, ::1] repeat_counts,
+    const float[:, ::1] scope_share,
+    const float[::1] in_main,
+    double chars_per_word,
+    double good_min_words,
+    double good_max_link,
+    Py_ssize_t window,
+    float[:, ::1] out,
+):
+    """``blockdex.features.block_features``' numeric part (``_local_columns``, the one-hot and
+    looked-up rows, ``_context_columns``) written into ``out``: the same operations on the same
+    float64 values in the same order, so the same float32 results."""
+    cdef Py_ssize_t n = cols.shape[0], i, j, lo, hi, k, left, right, d1, d2
+    cdef Py_ssize_t n_tag, n_path = path_rows.shape[1], n_attr = attr_rows.shape[1]
+    cdef Py_ssize_t n_page = page_feats.shape[0], o_tag, o_path, o_attr, o_page, o_ctx
+    cdef Py_ssize_t n_paths = path_rows.shape[0], first_good = -1, last_good = -1
+    cdef double chars, words, link, nonlinked, v, total_chars = 0, total_words = 0
+    cdef double punct_sum = 0, vmax = 0, run = 0, no_good, nw
+    cdef double *link_arr
+    cdef double *psum
+    cdef double *c_logw
+    cdef double *c_link
+    cdef double *c_good
+    cdef Py_ssize_t *pcount
+    cdef Py_ssize_t *prev_good
+    cdef float *log_words
+    cdef unsigned char *good
+    if n == 0:
+        return
+    n_tag = out.shape[1] - N_LOCAL - n_path - n_attr - n_page - N_CONTEXT
+    if n_tag <= 0 or cols.shape[1] != 15 or out.shape[0] != n or repeat_counts.shape[1] != 2 \
+            or scope_share.shape[1] != 4:
+        raise ValueError("arrays have the wrong shape")
+    o_tag = N_LOCAL
+    o_path = o_tag + n_tag
+    o_attr = o_path + n_path
+    o_page = o_attr + n_attr
+    o_ctx = o_page + n_page
+    buf = np.empty(6 * (n + 1) + n_paths, dtype=np.float64)
+    cdef double[::1] bv = buf
+    link_arr = &bv[0]
+    c_logw = &bv[n + 1]
+    c_link = &bv[2 * (n + 1)]
+    c_good = &bv[3 * (n + 1)]
+    psum = &bv[4 * (n + 1)]
+    ibuf = np.zeros(n_paths + n + 1, dtype=np.intp)
+    cdef Py_ssize_t[::1] iv = ibuf
+    pcount = &iv[0]
+    prev_good = &iv[n_paths]
+    fbuf = np.empty(n, dtype=np.float32)
+    cdef float[::1] fv = fbuf
+    log_words = &fv[0]
+    gbuf = np.empty(n, dtype=np.uint8)
+    cdef unsigned char[::1] gv = gbuf
+    good = &gv[0]
+    for j in range(n_paths):
+        psum[j] = 0.0
+    # Page sums (integers in float64: exact in any order).
+    for i in range(n):
+        chars = cols[i, 0] if cols[i, 0] > 1.0 else 1.0
+        total_chars += chars
+        total_words += cols[i, 1]
+        punct_sum += cols[i, 13]
+    if total_chars == 0:
+        total_chars = 1.0
+    if total_words == 0:
+        total_words = 1.0
+    if punct_sum < 1.0:
+        punct_sum = 1.0
+    for i in range(n):  # vvtc's maximum first: the column is divided by it
+        chars = cols[i, 0] if cols[i, 0] > 1.0 else 1.0
+        v = (chars / total_chars) * (cols[i, 13] / punct_sum)
+        if v > vmax:
+            vmax = v
+    if vmax < 1e-12:
+        vmax = 1e-12
+    # Local columns, cumulative sums for the windows, tag-path group sums.
+    c_logw[0] = c_link[0] = c_good[0] = 0.0
+    for i in range(n):
+        chars = cols[i, 0] if cols[i, 0] > 1.0 else 1.0
+        words = cols[i, 1]
+        nw = words if words > 1.0 else 1.0
+        link = cols[i, 4] / chars
+        if link > 1.0:
+            link = 1.0
+        link_arr[i] = link
+        nonlinked = chars - cols[i, 4]
+        if nonlinked < 0.0:
+            nonlinked = 0.0
+        nonlinked = nonlinked / chars_per_word
+        log_words[i] = <float> log1p(words)
+        out[i, 0] = <float> log1p(chars)
+        out[i, 1] = log_words[i]
+        out[i, 2] = <float> link
+        v = cols[i, 5] / (nonlinked if nonlinked > 1.0 else 1.0)
+        out[i, 3] = <float> (v if v < 10.0 else 10.0)
+        out[i, 4] = <float> (cols[i, 13] / nw)
+        out[i, 5] = <float> cols[i, 8]
+        out[i, 6] = <float> cols[i, 9]
+        out[i, 7] = <float> (cols[i, 14] / chars)
+        out[i, 8] = <float> (cols[i, 2] / nw)
+        out[i, 9] = <float> (cols[i, 3] / nw)
+        v = cols[i, 3] / <double> n_title
+        out[i, 10] = <float> (v if v < 1.0 else 1.0)
+        out[i, 11] = <float> cols[i, 10]
+        out[i, 12] = <float> cols[i, 11]
+        out[i, 13] = <float> cols[i, 12]
+        out[i, 14] = (<float> i) / (<float> n)
+        run += chars
+        out[i, 15] = <float> ((run - chars) / total_chars)
+        out[i, 16] = <float> (((chars / total_chars) * (cols[i, 13] / punct_sum)) / vmax)
+        out[i, 17] = <float> log1p(cols[i, 5])
+        for j in range(n_tag):
+            out[i, o_tag + j] = 0.0
+        out[i, o_tag + <Py_ssize_t> cols[i, 7]] = 1.0
+        for j in range(n_path):
+            out[i, o_path + j] = path_rows[path_of[i], j]
+        for j in range(n_attr):
+            out[i, o_attr + j] = attr_rows[attr_of[i], j]
+        for j in range(n_page):
+            out[i, o_page + j] = page_feats[j]
+        good[i] = words >= good_min_words and link < good_max_link
+        if good[i]:
+            if first_good < 0:
+                first_good = i
+            last_good = i
+        prev_good[i] = last_good  # the last good block at or before i
+        c_logw[i + 1] = c_logw[i] + <double> log_words[i]
+        c_link[i + 1] = c_link[i] + link
+        c_good[i + 1] = c_good[i] + (1.0 if good[i] else 0.0)
+        psum[path_of[i]] += words
+        pcount[path_of[i]] += 1
+    no_good = log1p(<double> n)
+    right = -1  # the first good block at or after i, found walking backwards
+    for i in range(n - 1, -1, -1):
+        if good[i]:
+            right = i
+        k = o_ctx
+        out[i, k] = <float> (psum[path_of[i]] / total_words)
+        out[i, k + 1] = <float> log1p(<double> pcount[path_of[i]])
+        out[i, k + 2] = <float> log1p(repeat_counts[i, 0])
+        out[i, k + 3] = <float> log1p(repeat_counts[i, 1])
+        for j in range(4):
+            out[i, k + 4 + j] = scope_share[i, j]
+        out[i, k + 8] = in_main[i]
+        out[i, k + 9] = log_words[i - 1] if i >= 1 else 0.0
+        out[i, k + 10] = log_words[i - 2] if i >= 2 else 0.0
+        out[i, k + 11] = log_words[i + 1] if i + 1 < n else 0.0
+        out[i, k + 12] = log_words[i + 2] if i + 2 < n else 0.0
+        out[i, k + 13] = <float> (link_arr[i - 1] if i >= 1 else 0.0)
+        out[i, k + 14] = <float> (link_arr[i - 2] if i >= 2 else 0.0)
+        out[i, k + 15] = <float> (link_arr[i + 1] if i + 1 < n else 0.0)
+        out[i, k + 16] = <float> (link_arr[i + 2] if i + 2 < n else 0.0)
+        out[i, k + 17] = (1.0 if cols[i - 1, 6] > 0 else 0.0) if i >= 1 else 0.0
+        out[i, k + 18] = (1.0 if cols[i + 1, 6] > 0 else 0.0) if i + 1 < n else 0.0
+        lo = i - window if i - window > 0 else 0
+        hi = i + window + 1 if i + window + 1 < n else n
+        out[i, k + 19] = <float> ((c_logw[hi] - c_logw[lo]) / <double> (hi - lo))
+        out[i, k + 20] = <float> ((c_link[hi] - c_link[lo]) / <double> (hi - lo))
+        out[i, k + 21] = <float> ((c_good[hi] - c_good[lo]) / <double> (hi - lo))
+        if first_good < 0:
+            out[i, k + 22] = <float> no_good
+        else:
+            # numpy's searchsorted: left is the last good block before i (else the first good
+            # block), right the first at or after i (else the last good block).
+            left = prev_good[i - 1] if i >= 1 and prev_good[i - 1] >= 0 else first_good
+            d1 = i - left if i >= left else left - i
+            d2 = (right - i if right >= 0 else i - last_good)
+            if d2 < 0:
+                d2 = -d2
+            out[i, k + 22] = <float> log1p(<double> (d1 if d1 < d2 else d2))

@@ -309,17 +309,19 @@ FEATURE_NAMES: tuple[str, ...] = (
 def _block_columns(
     blocks: tuple[Block, ...], stops: frozenset[str], title_words: set[str]
 ) -> np.ndarray:
-    """What :func:`block_features` reads from each block, as an ``(n, 13)`` float64 matrix:
+    """What :func:`block_features` reads from each block, as an ``(n, 15)`` float64 matrix:
     characters, words, stop words, title words, link characters, links, heading, tag group
-    index, ends a sentence, starts upper-case, split part, from a script, depth (≤ 60, / 60).
+    index, ends a sentence, starts upper-case, split part, from a script, depth (≤ 60, / 60),
+    punctuation marks, digits.
 
     The compiled twin (``blockdex._speedups.block_columns``) fills the same matrix in one pass.
     """
-    out = np.empty((len(blocks), 13), dtype=np.float64)
+    out = np.empty((len(blocks), 15), dtype=np.float64)
     if compiled is not None:
         compiled.block_columns(
-            blocks, stops, title_words, TAG_GROUPS, _TAG_INDEX, _HEADING_TAGS, _SENT_END, out
-        )
+            blocks, stops, title_words, TAG_GROUPS, _TAG_INDEX, _HEADING_TAGS, _SENT_END,
+            _PUNCT_TABLE.view(np.uint8), out,
+        )  # fmt: skip
         return out
     texts = [b.text for b in blocks]
     lowered = [t.lower().split() for t in texts]
@@ -336,6 +338,12 @@ def _block_columns(
     out[:, 10] = [b.split is not None for b in blocks]
     out[:, 11] = [b.source != "dom" for b in blocks]
     out[:, 12] = [min(b.depth, 60) / 60.0 for b in blocks]
+    # Character classes counted over all blocks at once: one code-point array, one bincount.
+    cp = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
+    owner = np.repeat(np.arange(len(blocks)), out[:, 0].astype(np.int64))
+    is_punct = _PUNCT_TABLE[np.minimum(cp, 0xFFFF)]  # U+FFFF is no mark: astral chars map there
+    out[:, 13] = np.bincount(owner, weights=is_punct, minlength=len(blocks))
+    out[:, 14] = np.bincount(owner, weights=(cp >= 48) & (cp <= 57), minlength=len(blocks))
     return out
 
 
@@ -399,31 +407,67 @@ def block_features(page: Page) -> np.ndarray:
         return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32)
     stops = stopwords()
     title_words = set(_WORD_RE.findall(page.title.lower())) if page.title else set()
-    n_title = max(len(title_words), 1)
-    texts = [b.text for b in blocks]
     cols = _block_columns(blocks, stops, title_words)
-    lens = cols[:, 0].astype(np.int64)
-    # Character classes counted over all blocks at once: one code-point array, one bincount.
-    cp = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
-    owner = np.repeat(np.arange(n), lens)
-    is_punct = _PUNCT_TABLE[np.minimum(cp, 0xFFFF)]  # U+FFFF is no mark: astral chars map there
-    punct_arr = np.bincount(owner, weights=is_punct, minlength=n)
-    digit_arr = np.bincount(owner, weights=(cp >= 48) & (cp <= 57), minlength=n)
-    chars_arr = np.maximum(lens, 1).astype(np.float64)
+    # Tag-path and class/id vectors repeat within a page: compute each distinct one once.
+    path_ids: dict[str, int] = {}
+    path_of = [path_ids.setdefault(b.path, len(path_ids)) for b in blocks]
+    attr_ids: dict[str, int] = {}
+    attr_of = [attr_ids.setdefault(b.attrs, len(attr_ids)) for b in blocks]
+    path_rows = np.array([_path_vector(k) for k in path_ids], dtype=np.float32)
+    attr_rows = _attr_matrix(attr_ids)
+    chars_arr = np.maximum(cols[:, 0], 1.0)
+    words_arr = cols[:, 1]
+    total_chars = float(chars_arr.sum()) or 1.0
+    total_words = float(words_arr.sum()) or 1.0
+    page_feats = np.array(
+        [
+            math.log1p(n),
+            math.log1p(total_words),
+            math.log1p(page.html_bytes / total_chars) if page.html_bytes else 0.0,
+        ],
+        dtype=np.float32,
+    )
+    # Containers: share of the page's prose ("good" blocks) inside each ancestor.
+    link_arr = np.minimum(cols[:, 4] / chars_arr, 1.0)
+    good = (words_arr >= GOOD_MIN_WORDS) & (link_arr < GOOD_MAX_LINK_DENSITY)
+    good_words = np.where(good, words_arr, 0.0)
+    total_good = float(good_words.sum()) or 1.0
+    scopes = _scope_columns(blocks, path_of, good_words, total_good)
+    n_title = max(len(title_words), 1)
+    if compiled is not None:  # the numeric part below in one compiled pass, same floats
+        out = np.empty((n, len(FEATURE_NAMES)), dtype=np.float32)
+        compiled.feature_matrix(
+            cols, np.asarray(path_of, dtype=np.intp), np.asarray(attr_of, dtype=np.intp),
+            path_rows, attr_rows, page_feats, n_title, *scopes, CHARS_PER_WORD,
+            GOOD_MIN_WORDS, GOOD_MAX_LINK_DENSITY, CONTEXT_WINDOW, out,
+        )  # fmt: skip
+        return out
+    local = _local_columns(cols, n_title)
+    context = _context_columns(cols, local[:, 1], link_arr, good, path_of, scopes)
+    tag_onehot = np.zeros((n, len(TAG_GROUP_NAMES)), dtype=np.float32)
+    tag_onehot[np.arange(n), cols[:, 7].astype(np.intp)] = 1.0
+    return np.hstack(
+        [
+            local,
+            tag_onehot,
+            path_rows[path_of],
+            attr_rows[attr_of],
+            np.broadcast_to(page_feats, (n, 3)),
+            context,
+        ]
+    ).astype(np.float32, copy=False)
+
+
+def _local_columns(cols: np.ndarray, n_title: int) -> np.ndarray:
+    """The LOCAL_NAMES columns from :func:`_block_columns`' matrix."""
+    n = len(cols)
+    chars_arr = np.maximum(cols[:, 0], 1.0)
     words_arr = cols[:, 1]
     nw = np.maximum(words_arr, 1.0)
     title_arr = cols[:, 3]
     linkc = cols[:, 4]
     nlinks = cols[:, 5]
-    heading = cols[:, 6] > 0
-    # Tag, path and class/id vectors repeat within a page: compute each distinct one once.
-    tag_idx = cols[:, 7].astype(np.intp)
-    path_ids: dict[str, int] = {}
-    path_of = [path_ids.setdefault(b.path, len(path_ids)) for b in blocks]
-    attr_ids: dict[str, int] = {}
-    attr_of = [attr_ids.setdefault(b.attrs, len(attr_ids)) for b in blocks]
-    path_mat = np.array([_path_vector(k) for k in path_ids], dtype=np.float32)[path_of]
-    attr_mat = _attr_matrix(attr_ids)[attr_of]
+    punct_arr = cols[:, 13]
     link_arr = np.minimum(linkc / chars_arr, 1.0)
     nonlinked_words = np.maximum(chars_arr - linkc, 0.0) / CHARS_PER_WORD
     local = np.empty((n, len(LOCAL_NAMES)), dtype=np.float32)
@@ -434,7 +478,7 @@ def block_features(page: Page) -> np.ndarray:
     local[:, 4] = punct_arr / nw
     local[:, 5] = cols[:, 8]
     local[:, 6] = cols[:, 9]
-    local[:, 7] = digit_arr / chars_arr
+    local[:, 7] = cols[:, 14] / chars_arr
     local[:, 8] = cols[:, 2] / nw
     local[:, 9] = title_arr / nw
     local[:, 10] = np.minimum(title_arr / n_title, 1.0)
@@ -443,36 +487,33 @@ def block_features(page: Page) -> np.ndarray:
     local[:, 13] = cols[:, 12]
     local[:, 14] = np.arange(n, dtype=np.float32) / n
     local[:, 17] = np.log1p(nlinks)
-    tag_onehot = np.zeros((n, len(TAG_GROUP_NAMES)), dtype=np.float32)
-    tag_onehot[np.arange(n), tag_idx] = 1.0
     total_chars = float(chars_arr.sum()) or 1.0
-    total_words = float(words_arr.sum()) or 1.0
     local[:, 15] = (np.cumsum(chars_arr) - chars_arr) / total_chars
     vvtc = (chars_arr / total_chars) * (punct_arr / max(float(punct_arr.sum()), 1.0))
     local[:, 16] = vvtc / max(float(vvtc.max()), 1e-12)
-    log_words = local[:, 1]
+    return local
 
-    page_feats = np.array(
-        [
-            math.log1p(n),
-            math.log1p(total_words),
-            math.log1p(page.html_bytes / total_chars) if page.html_bytes else 0.0,
-        ],
-        dtype=np.float32,
-    )
 
+def _context_columns(
+    cols: np.ndarray,
+    log_words: np.ndarray,
+    link_arr: np.ndarray,
+    good: np.ndarray,
+    path_of: list[int],
+    scopes: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> np.ndarray:
+    """The feature columns after the page-level ones: tag-path groups, containers (``scopes``
+    from :func:`_scope_columns`), neighbours and windows."""
+    n = len(cols)
+    words_arr = cols[:, 1]
+    total_words = float(words_arr.sum()) or 1.0
+    repeat_counts, scope_share, in_main = scopes
     # Tag-path groups: boilerplate repeats a path with little text; prose shares one path.
     path_arr = np.asarray(path_of, dtype=np.intp)
     path_share = np.bincount(path_arr, weights=words_arr)[path_arr] / total_words
     path_count = np.log1p(np.bincount(path_arr)[path_arr].astype(np.float64))
-    # Containers: share of the page's prose ("good" blocks) inside each ancestor.
-    good = (words_arr >= GOOD_MIN_WORDS) & (link_arr < GOOD_MAX_LINK_DENSITY)
-    good_words = np.where(good, words_arr, 0.0)
-    total_good = float(good_words.sum()) or 1.0
-    repeat_counts, scope_share, in_main = _scope_columns(blocks, path_of, good_words, total_good)
     repeats = [np.log1p(repeat_counts[:, j]) for j in range(len(REPEAT_LEVELS))]
 
-    # Neighbours and windows.
     def shifted(a: np.ndarray, k: int) -> np.ndarray:
         out = np.zeros_like(a)
         if k > 0:
@@ -498,8 +539,8 @@ def block_features(page: Page) -> np.ndarray:
         dist_good = np.log1p(dist).astype(np.float32)
     else:
         dist_good = np.full(n, math.log1p(n), dtype=np.float32)
-    hf = heading.astype(np.float32)
-    context = np.column_stack(
+    hf = (cols[:, 6] > 0).astype(np.float32)
+    return np.column_stack(
         [
             path_share,
             path_count,
@@ -522,9 +563,6 @@ def block_features(page: Page) -> np.ndarray:
             dist_good,
         ]
     )
-    return np.hstack(
-        [local, tag_onehot, path_mat, attr_mat, np.broadcast_to(page_feats, (n, 3)), context]
-    ).astype(np.float32, copy=False)
 
 
 # -- second stage: the first stage's probabilities around each block ---------------------------
