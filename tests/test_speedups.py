@@ -289,6 +289,43 @@ def test_compiled_feature_columns_equal_python_on_dataset_pages(
             np.testing.assert_array_equal(fast, slow, err_msg=f"{name} {page.id}")
 
 
+@needs_compiled
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([0.0, 0.25, 0.5, 1.0, 1e-300, 0.1 + 0.2]) | st.floats(0, 1),
+                  st.integers(0, 5), st.integers(0, 3)),
+        min_size=1,
+        max_size=60,
+    )
+)  # fmt: skip
+def test_compiled_context_columns_equal_numpy(rows: list[tuple[float, int, int]]) -> None:
+    p = np.array([r[0] for r in rows])
+    groups = np.array([[r[1], r[2], r[1] + r[2], 7, r[2]] for r in rows], dtype=np.int32)
+    fast = features_module.context_features(p, groups)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(features_module, "compiled", None)
+        slow = features_module.context_features(p, groups)
+    np.testing.assert_array_equal(fast, slow)
+
+
+@needs_compiled
+def test_compiled_context_columns_equal_numpy_on_dataset_pages(
+    shared_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = ContentModel.load()
+    for name in ("scrapinghub-aeb", "wcxb", "trafilatura-eval"):
+        for page in load_dataset(name, limit=30):
+            seg = segment_module.segment_document(clean_document(parse_html(page.html)))
+            p1 = model.stage1.predict(block_features(seg))
+            groups = features_module.block_groups(seg)
+            fast = features_module.context_features(p1, groups)
+            with monkeypatch.context() as m:
+                m.setattr(features_module, "compiled", None)
+                slow = features_module.context_features(p1, groups)
+            np.testing.assert_array_equal(fast, slow, err_msg=f"{name} {page.id}")
+
+
 # -- script rescue: string literals ----------------------------------------------------------------
 
 _scriptish = st.lists(

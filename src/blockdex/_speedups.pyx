@@ -1354,3 +1354,87 @@ def feature_matrix(
             if d2 < 0:
                 d2 = -d2
             out[i, k + 22] = <float> log1p(<double> (d1 if d1 < d2 else d2))
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.cdivision(True)
+def context_matrix(
+    const double[::1] p,
+    const int[:, ::1] groups,
+    tuple windows,
+    double mean,
+    const Py_ssize_t[::1] order,
+    float[:, ::1] out,
+):
+    """``blockdex.features.context_features`` written into ``out``; ``mean`` is ``p.mean()``
+    and ``order`` is ``np.argsort(-p, kind="stable")`` (numpy's, so they are the same)."""
+    cdef Py_ssize_t n = p.shape[0], i, j, k, w, lo, hi, col, size = 0, n_groups = groups.shape[1]
+    cdef Py_ssize_t n_win = len(windows), g
+    cdef double run, pmax
+    cdef double *c
+    cdef double *sums
+    cdef Py_ssize_t *counts
+    if n == 0:
+        return
+    if out.shape[0] != n or out.shape[1] != 7 + n_win + n_groups + 5 or groups.shape[0] != n \
+            or order.shape[0] != n:
+        raise ValueError("arrays have the wrong shape")
+    for i in range(n):
+        for j in range(n_groups):
+            if groups[i, j] < 0:
+                raise ValueError("negative group id")
+            if groups[i, j] >= size:
+                size = groups[i, j] + 1
+    dbuf = np.empty(n + 1 + size, dtype=np.float64)
+    cdef double[::1] dv = dbuf
+    c = &dv[0]
+    sums = &dv[n + 1]
+    ibuf = np.empty(size, dtype=np.intp)
+    cdef Py_ssize_t[::1] iv = ibuf
+    counts = &iv[0]
+    c[0] = 0.0
+    pmax = p[0]
+    for i in range(n):
+        c[i + 1] = c[i] + p[i]
+        if p[i] > pmax:
+            pmax = p[i]
+        out[i, 0] = <float> p[i]
+        for k in range(1, 4):
+            out[i, k] = <float> (p[i - k] if i >= k else 0.0)
+            out[i, 3 + k] = <float> (p[i + k] if i + k < n else 0.0)
+    col = 7
+    for j in range(n_win):
+        w = windows[j]
+        for i in range(n):
+            lo = i - w if i - w > 0 else 0
+            hi = i + w + 1 if i + w + 1 < n else n
+            out[i, col] = <float> ((c[hi] - c[lo]) / <double> (hi - lo))
+        col += 1
+    for k in range(n_groups):  # scope levels, then the path group (column 0)
+        j = k + 1 if k + 1 < n_groups else 0
+        for g in range(size):
+            sums[g] = 0.0
+            counts[g] = 0
+        for i in range(n):
+            sums[groups[i, j]] += p[i]
+            counts[groups[i, j]] += 1
+        for i in range(n):
+            g = groups[i, j]
+            out[i, col] = <float> (sums[g] / <double> counts[g])
+        col += 1
+    run = 0.0
+    for i in range(n):  # the largest probability before each block (0 for the first)
+        out[i, col] = <float> run
+        if i == 0 or p[i] > run:
+            run = p[i]
+    run = 0.0
+    for i in range(n - 1, -1, -1):  # and after it (0 for the last)
+        out[i, col + 1] = <float> run
+        if i == n - 1 or p[i] > run:
+            run = p[i]
+    for i in range(n):
+        out[i, col + 2] = <float> mean
+        out[i, col + 3] = <float> pmax
+    for k in range(n):
+        out[order[k], col + 4] = <float> (<double> k / <double> n)

@@ -618,6 +618,14 @@ def context_features(prob: np.ndarray, groups: np.ndarray) -> np.ndarray:
     if n == 0:
         return np.zeros((0, len(CONTEXT_NAMES)), dtype=np.float32)
     p = prob.astype(np.float64)
+    if compiled is not None:  # the same columns in one compiled pass
+        out = np.empty((n, len(CONTEXT_NAMES)), dtype=np.float32)
+        order = np.argsort(-p, kind="stable")
+        compiled.context_matrix(
+            p, np.ascontiguousarray(groups, dtype=np.int32), PROB_WINDOWS, float(p.mean()),
+            order, out,
+        )  # fmt: skip
+        return out
     cols: list[np.ndarray] = [p]
     for k in (1, 2, 3):
         prev = np.zeros(n)
