@@ -228,6 +228,33 @@ def test_compiled_long_tag_scan_equals_the_regex_on_test_pages(data_dir: Path) -
             assert compiled.long_tags(text, n) == expected, (path.name, n)
 
 
+_attributish = st.lists(
+    st.sampled_from(
+        ["<a", " ", "b", "=", '"', "'", "/", ">", "\xa0", "\u3000", "x=1", 'c="d e"', "é", "<"]
+    ),
+    max_size=60,
+).map("".join)
+
+
+@needs_compiled
+@settings(max_examples=500, deadline=None)
+@given(_attributish)
+def test_name_runs_bound_the_attribute_count(text: str) -> None:
+    """The crowded-tag check counts attributes only where the runs allow too many."""
+    runs = compiled.name_runs(text, 0, len(text))
+    assert runs >= len(parse_module._ATTR_RE.findall(text, 0, len(text)))
+
+
+@needs_compiled
+@settings(max_examples=300, deadline=None)
+@given(_attributish, st.integers(0, 8))
+def test_compiled_crowded_tag_check_equals_the_regexes(text: str, max_attributes: int) -> None:
+    fast = parse_module._has_crowded_tag(text, max_attributes)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(parse_module, "compiled", None)
+        assert fast == parse_module._has_crowded_tag(text, max_attributes)
+
+
 # -- per-block feature columns -------------------------------------------------------------------
 
 

@@ -768,6 +768,38 @@ def long_tags(str text, Py_ssize_t min_chars):
     return out
 
 
+cdef inline bint _name_char(Py_UCS4 c) noexcept:
+    """A character of ``[^\\s"'>/=]`` (an attribute name's, in ``blockdex.parse._ATTR_RE``)."""
+    return not (c == 34 or c == 39 or c == 62 or c == 47 or c == 61 or Py_UNICODE_ISSPACE(c))
+
+
+def name_runs(str text, Py_ssize_t start, Py_ssize_t end):
+    """How many maximal runs of attribute-name characters ``text[start:end]`` holds: at least as
+    many as ``_ATTR_RE.findall(text, start, end)`` finds (each match starts such a run)."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t i, runs = 0
+    cdef bint inside = False, now
+    if start < 0 or end > len(text):
+        raise IndexError("span outside the text")
+    for i in range(start, end):
+        now = _name_char(PyUnicode_READ(kind, data, i))
+        if now and not inside:
+            runs += 1
+        inside = now
+    return runs
+
+
+def crowded_tag_spans(str text, Py_ssize_t max_attributes):
+    """The spans of :func:`long_tags` (``max_attributes`` characters or more) that hold more than
+    ``max_attributes`` runs of attribute-name characters: the only tags that can carry more than
+    ``max_attributes`` attributes (the caller counts them exactly)."""
+    return [
+        (i, j) for i, j in long_tags(text, max_attributes)
+        if name_runs(text, i, j) > max_attributes
+    ]
+
+
 # -- per-block feature columns ---------------------------------------------------------------------
 
 from cpython.set cimport PySet_Contains
