@@ -170,6 +170,38 @@ def test_compiled_walk_equals_python_on_hostile_pages(monkeypatch: pytest.Monkey
         assert fast == slow, case.name
 
 
+def _cleaned_both_ways(html: str | bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
+    fast, slow = parse_html(html), parse_html(html)
+    clean_module.drop_noise(fast)
+    with monkeypatch.context() as m:
+        m.setattr(clean_module, "compiled", None)
+        clean_module.drop_noise(slow)
+    return fast.tree.html or "", slow.tree.html or ""
+
+
+@needs_compiled_walk
+def test_noise_removal_by_present_names_equals_stripping_every_name(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pages = [p.read_bytes() for p in _test_pages(data_dir)] + [
+        c.data for c in corpus.cases(fast=True)
+    ]
+    for html in [*_HAND_MADE, *pages]:
+        try:
+            fast, slow = _cleaned_both_ways(html, monkeypatch)
+        except BlockdexError:
+            continue
+        assert fast == slow
+
+
+@needs_compiled_walk
+def test_element_names_lists_every_tag_of_the_tree() -> None:
+    tree = parse_html("<div><SVG><path/></SVG><my-el>x</my-el><Script>1</Script></div>").tree
+    names = compiled.element_names(tree.root.mem_id)
+    assert {n.tag.lower() for n in tree.root.traverse() if not n.tag.startswith("-")} <= names
+    assert {"svg", "my-el", "script", "head", "body", "html"} <= names
+
+
 _random_html = importlib.import_module("tests.test_segment")._html()
 
 

@@ -1526,3 +1526,28 @@ def context_matrix(
         out[i, col + 3] = <float> pmax
     for k in range(n):
         out[order[k], col + 4] = <float> (<double> k / <double> n)
+
+
+# -- noise removal: which tags a page has ----------------------------------------------------------
+
+def element_names(uintptr_t root_id):
+    """The lower-cased names of the elements in the subtree at ``root_id`` (a ``mem_id``), the
+    root included: one tree walk, so ``strip_tags`` need only search for the names present.
+    Call only when :func:`lexbor_ready` is True."""
+    cdef bd_node *root = <bd_node *> root_id
+    cdef bd_node *node = root
+    cdef set seen = set()
+    cdef set names = set()
+    while node != NULL:
+        if node.type == NODE_ELEMENT:
+            if node.prefix != 0:
+                name = _tag(node)
+                if name is not None:
+                    names.add(name.lower())
+            elif node.local_name not in seen:
+                seen.add(node.local_name)
+                name = _tag(node)
+                if name is not None:
+                    names.add(name.lower())
+        node = _following(node, root)
+    return names

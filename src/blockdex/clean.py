@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from blockdex.parse import Document, parse_bounded
-from blockdex.speedups import compiled
+from blockdex.speedups import compiled, lexbor
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,7 +306,14 @@ def drop_noise(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> None:
     tree = doc.tree
     if cfg.noscript_content_chars:
         keep_content_noscripts(doc, cfg)
-    tree.strip_tags(list(NOISE_TAGS), recursive=True)
+    tags = list(NOISE_TAGS)
+    walks = lexbor(compiled)
+    if walks is not None and tree.root is not None:
+        # strip_tags searches the whole tree once per name: search only for the names present
+        present = walks.element_names(tree.root.mem_id)
+        tags = [t for t in tags if t in present]
+    if tags:
+        tree.strip_tags(tags, recursive=True)
     for node in tree.css(HIDDEN_SELECTOR):
         node.decompose()
 
