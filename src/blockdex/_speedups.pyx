@@ -265,6 +265,20 @@ cdef object _C = None  # blockdex.segment's tables, read on first use (it import
 cdef Py_ssize_t _SQUASH_WINDOW = 1 << 18  # longer texts: segment._squash_ws (windowed)
 
 
+cdef inline bint _ascii_blank(bd_node *node) noexcept:
+    """Whether a text node holds only ASCII whitespace (at least one character)."""
+    cdef bd_chardata *ch = <bd_chardata *> node
+    cdef size_t i
+    cdef unsigned char c
+    if node.type != NODE_TEXT or ch.data.data == NULL or ch.data.length == 0:
+        return False
+    for i in range(ch.data.length):
+        c = ch.data.data[i]
+        if not (c == 32 or 9 <= c <= 13):
+            return False
+    return True
+
+
 cdef _consts():
     global _C
     if _C is None:
@@ -537,9 +551,17 @@ cdef class _CWalker:
         cdef _CFrame frame
         cdef str s, tag
         if node.local_name == TAG_TEXT:
+            if not self.frames:
+                return False
+            frame = self.frames[-1]
+            if frame.mode != MODE_PRE and _ascii_blank(node):
+                # Outside <pre> whitespace runs are squashed to one space at flush time, so a
+                # blank node adds one space (no decoding, escaping or link characters).
+                frame.text.append(" ")
+                frame.html.append(" ")
+                return False
             s = _text(node)
-            if s and self.frames:
-                frame = self.frames[-1]
+            if s:
                 frame.text.append(s)
                 frame.html.append(_escape(s))
                 if self.link_depth:
