@@ -761,6 +761,35 @@ def walk(root_id, cfg, source, id_offset, deadline, make_block):
 from cpython.unicode cimport PyUnicode_KIND, PyUnicode_DATA, PyUnicode_READ
 
 
+from libc.string cimport memchr
+from cpython.unicode cimport PyUnicode_1BYTE_KIND
+
+
+cdef list _long_tags_1byte(const char *p, Py_ssize_t n, Py_ssize_t min_chars):
+    """:func:`long_tags` for one-byte text, jumping between ``<`` and ``>`` with memchr."""
+    cdef Py_ssize_t i = 0, j, end
+    cdef const char *q
+    cdef unsigned char c
+    out = []
+    while i < n - 1:
+        q = <const char *> memchr(p + i, 60, n - 1 - i)  # '<' with a character after it
+        if q == NULL:
+            break
+        i = q - p
+        c = <unsigned char> p[i + 1]
+        if not ((65 <= c <= 90) or (97 <= c <= 122)):
+            i += 1
+            continue
+        q = <const char *> memchr(p + i + 2, 62, n - (i + 2)) if i + 2 < n else NULL  # '>'
+        end = (q - p) if q != NULL else n
+        q = <const char *> memchr(p + i + 2, 60, end - (i + 2)) if i + 2 < end else NULL
+        j = (q - p) if q != NULL else end
+        if j - (i + 2) >= min_chars:
+            out.append((i, j))
+        i = j
+    return out
+
+
 def long_tags(str text, Py_ssize_t min_chars):
     """``(start, end)`` of every ``<`` + ASCII letter followed by at least ``min_chars``
     characters other than ``<`` and ``>`` (what ``<[A-Za-z][^<>]{min_chars,}`` matches with
@@ -769,6 +798,8 @@ def long_tags(str text, Py_ssize_t min_chars):
     cdef void *data = PyUnicode_DATA(text)
     cdef Py_ssize_t n = len(text), i = 0, j
     cdef Py_UCS4 c
+    if kind == PyUnicode_1BYTE_KIND:
+        return _long_tags_1byte(<const char *> data, n, min_chars)
     out = []
     while i < n - 1:
         if PyUnicode_READ(kind, data, i) != 60:  # '<'
