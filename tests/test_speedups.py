@@ -338,6 +338,29 @@ def test_compiled_feature_matrix_equals_python_on_random_html(html: str) -> None
     np.testing.assert_array_equal(fast, slow)
 
 
+_wordy = st.lists(
+    st.sampled_from(
+        ["The", "the", "AND", "of", "x", " ", "\x1c", "\t\n", "Caf\u00e9", "a" * 70, "Title",
+         "\u0130", "2024", "of.", "\xa0", "Über", "und"]
+    ),
+    max_size=30,
+).map("".join)  # fmt: skip
+
+
+@needs_compiled
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_wordy, min_size=1, max_size=5), st.sampled_from(["", "The title", "a" * 70]))
+def test_compiled_word_counts_equal_python(texts: list[str], title: str) -> None:
+    blocks = tuple(Block(index=i, tag="p", html=t, text=t) for i, t in enumerate(texts))
+    stops = features_module.stopwords()
+    title_words = set(features_module._WORD_RE.findall(title.lower()))
+    fast = features_module._block_columns(blocks, stops, title_words)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(features_module, "compiled", None)
+        slow = features_module._block_columns(blocks, stops, title_words)
+    np.testing.assert_array_equal(fast, slow)
+
+
 @needs_compiled
 def test_compiled_feature_columns_equal_python_on_dataset_pages(
     shared_data: Path, monkeypatch: pytest.MonkeyPatch

@@ -762,7 +762,7 @@ from cpython.unicode cimport PyUnicode_KIND, PyUnicode_DATA, PyUnicode_READ
 
 
 from libc.string cimport memchr
-from cpython.unicode cimport PyUnicode_1BYTE_KIND
+from cpython.unicode cimport PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND
 
 
 cdef list _long_tags_1byte(const char *p, Py_ssize_t n, Py_ssize_t min_chars):
@@ -857,6 +857,110 @@ def crowded_tag_spans(str text, Py_ssize_t max_attributes):
 
 from cpython.set cimport PySet_Contains
 
+cdef extern from "Python.h":
+    bint PyUnicode_IS_ASCII(object o)
+
+cdef enum:
+    WORD_MAX = 64  # longer ASCII words are looked up the slow way (none is a stop word)
+
+
+cdef inline unsigned long long _fnv(const unsigned char *w, Py_ssize_t n) noexcept:
+    cdef unsigned long long h = 14695981039346656037ULL
+    cdef Py_ssize_t i
+    for i in range(n):
+        h = (h ^ w[i]) * 1099511628211ULL
+    return h
+
+
+@cython.final
+cdef class _AsciiWordSet:
+    """The ASCII members of a set of strings, for lookups of lower-cased ASCII words without
+    making Python strings (open addressing over FNV-1a hashes)."""
+    cdef bytes pool
+    cdef Py_ssize_t mask
+    cdef Py_ssize_t[::1] start, length
+    cdef Py_ssize_t max_len
+
+    def __init__(self, words):
+        members = sorted({w for w in words if w.isascii() and 0 < len(w) <= WORD_MAX})
+        size = 8
+        while size < 2 * len(members) + 2:
+            size *= 2
+        self.mask = size - 1
+        self.start = np.full(size, -1, dtype=np.intp)
+        self.length = np.zeros(size, dtype=np.intp)
+        self.pool = "".join(members).encode("ascii")
+        self.max_len = max((len(w) for w in members), default=0)
+        cdef const unsigned char *pool = self.pool
+        cdef Py_ssize_t at = 0, k, n
+        for w in members:
+            n = len(w)
+            k = _fnv(pool + at, n) & self.mask
+            while self.start[k] >= 0:
+                k = (k + 1) & self.mask
+            self.start[k] = at
+            self.length[k] = n
+            at += n
+
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    cdef bint contains(self, const unsigned char *w, Py_ssize_t n) noexcept:
+        cdef Py_ssize_t k, j
+        cdef const unsigned char *pool
+        if n > self.max_len:
+            return False
+        pool = self.pool
+        k = _fnv(w, n) & self.mask
+        while self.start[k] >= 0:
+            if self.length[k] == n:
+                for j in range(n):
+                    if pool[self.start[k] + j] != w[j]:
+                        break
+                else:
+                    return True
+            k = (k + 1) & self.mask
+        return False
+
+
+cdef _AsciiWordSet _stop_set = None
+cdef object _stop_set_of = None  # the frozenset _stop_set was built from
+
+
+cdef inline bint _ascii_space(unsigned char c) noexcept:
+    """``str.split``'s whitespace among ASCII characters."""
+    return c == 32 or 9 <= c <= 13 or 28 <= c <= 31
+
+
+cdef Py_ssize_t _ascii_word_counts(
+    const unsigned char *t, Py_ssize_t n, _AsciiWordSet stops, _AsciiWordSet title,
+    long *n_stop, long *n_title,
+) noexcept:
+    """Words of an ASCII text (``text.lower().split()``) and how many are in each set; -1 when
+    a word is longer than WORD_MAX (the caller then counts the slow way)."""
+    cdef Py_ssize_t i = 0, s, words = 0, k
+    cdef unsigned char buf[WORD_MAX]
+    cdef unsigned char c
+    while i < n:
+        while i < n and _ascii_space(t[i]):
+            i += 1
+        if i >= n:
+            break
+        s = i
+        while i < n and not _ascii_space(t[i]):
+            i += 1
+        words += 1
+        if i - s > WORD_MAX:
+            return -1
+        for k in range(i - s):
+            c = t[s + k]
+            buf[k] = c + 32 if 65 <= c <= 90 else c
+        if stops.contains(buf, i - s):
+            n_stop[0] += 1
+        if title is not None and title.contains(buf, i - s):
+            n_title[0] += 1
+    return words
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def block_columns(
@@ -886,44 +990,88 @@ def block_columns(
     cdef int kind
     cdef void *data
     cdef Py_UCS4 c
+    cdef Py_ssize_t n_words
+    cdef _AsciiWordSet title_set = _AsciiWordSet(title_words) if use_title else None
+    cdef _AsciiWordSet stop_set
+    global _stop_set, _stop_set_of
     if out.shape[0] != n or out.shape[1] != 15:
         raise ValueError("out has the wrong shape")
+    if _stop_set_of is not stops:
+        _stop_set = _AsciiWordSet(stops)
+        _stop_set_of = stops
+    stop_set = _stop_set
+    cdef object block_cls = None
+    cdef Py_ssize_t o_text = 0, o_tag = 0, o_depth = 0, o_link_chars = 0, o_n_links = 0
+    cdef Py_ssize_t o_split = 0, o_source = 0
     for i in range(n):
         b = blocks[i]
-        text = b.text
-        words = text.lower().split()
+        if type(b) is not block_cls:  # fields read by slot offset (Block has __slots__)
+            block_cls = type(b)
+            o_text = _slot_offset(block_cls, "text")
+            o_tag = _slot_offset(block_cls, "tag")
+            o_depth = _slot_offset(block_cls, "depth")
+            o_link_chars = _slot_offset(block_cls, "link_chars")
+            o_n_links = _slot_offset(block_cls, "n_links")
+            o_split = _slot_offset(block_cls, "split")
+            o_source = _slot_offset(block_cls, "source")
+        text = _field(b, o_text)
         n_stop = 0
         n_title = 0
-        for w in words:
-            if PySet_Contains(stops, w):
-                n_stop += 1
-            if use_title and PySet_Contains(title_words, w):
-                n_title += 1
-        tag = b.tag
-        depth = b.depth
+        n_words = -1
+        if PyUnicode_IS_ASCII(text):  # no Python string per word
+            n_words = _ascii_word_counts(
+                <const unsigned char *> PyUnicode_DATA(text), len(text), stop_set, title_set,
+                &n_stop, &n_title,
+            )
+        if n_words < 0:
+            n_stop = n_title = 0
+            words = text.lower().split()
+            n_words = len(words)
+            for w in words:
+                if PySet_Contains(stops, w):
+                    n_stop += 1
+                if use_title and PySet_Contains(title_words, w):
+                    n_title += 1
+        tag = _field(b, o_tag)
+        depth = _field(b, o_depth)
         out[i, 0] = len(text)
-        out[i, 1] = len(words)
+        out[i, 1] = n_words
         out[i, 2] = n_stop
         out[i, 3] = n_title
-        out[i, 4] = b.link_chars
-        out[i, 5] = b.n_links
+        out[i, 4] = _field(b, o_link_chars)
+        out[i, 5] = _field(b, o_n_links)
         out[i, 6] = 1.0 if tag in heading_tags else 0.0
         out[i, 7] = tag_index[tag_groups.get(tag, "other")]
         out[i, 8] = 1.0 if text.rstrip().endswith(sent_end) else 0.0
         out[i, 9] = 1.0 if text[:1].isupper() else 0.0
-        out[i, 10] = 1.0 if b.split is not None else 0.0
-        out[i, 11] = 1.0 if b.source != "dom" else 0.0
+        out[i, 10] = 1.0 if _field(b, o_split) is not None else 0.0
+        out[i, 11] = 1.0 if _field(b, o_source) != "dom" else 0.0
         out[i, 12] = (depth if depth < 60 else 60) / 60.0
         kind = PyUnicode_KIND(text)
         data = PyUnicode_DATA(text)
         n_chars = len(text)
         n_punct = n_digit = 0
-        for j in range(n_chars):
-            c = PyUnicode_READ(kind, data, j)
-            if 48 <= c <= 57:
-                n_digit += 1
-            elif c < table_size and punct_table[c]:
-                n_punct += 1
+        if kind == PyUnicode_1BYTE_KIND:  # one loop per width: the kind test leaves the loop
+            for j in range(n_chars):
+                c = (<const unsigned char *> data)[j]
+                if 48 <= c <= 57:
+                    n_digit += 1
+                elif c < table_size and punct_table[c]:
+                    n_punct += 1
+        elif kind == PyUnicode_2BYTE_KIND:
+            for j in range(n_chars):
+                c = (<const unsigned short *> data)[j]
+                if 48 <= c <= 57:
+                    n_digit += 1
+                elif c < table_size and punct_table[c]:
+                    n_punct += 1
+        else:
+            for j in range(n_chars):
+                c = PyUnicode_READ(kind, data, j)
+                if 48 <= c <= 57:
+                    n_digit += 1
+                elif c < table_size and punct_table[c]:
+                    n_punct += 1
         out[i, 13] = n_punct
         out[i, 14] = n_digit
 
@@ -1025,6 +1173,14 @@ cdef int _load_offsets(type block_cls, type raw_cls) except -1:
 
 cdef inline PyObject **_slot(object obj, Py_ssize_t offset) noexcept:
     return <PyObject **> ((<char *> <PyObject *> obj) + offset)
+
+
+cdef inline object _field(object obj, Py_ssize_t offset):
+    """The object in the slot at ``offset`` of ``obj`` (AttributeError when unset)."""
+    cdef PyObject *v = _slot(obj, offset)[0]
+    if v == NULL:
+        raise AttributeError(f"{type(obj).__name__} slot at {offset} is not set")
+    return <object> v
 
 
 cdef inline void _put(object obj, Py_ssize_t offset, object value) noexcept:
