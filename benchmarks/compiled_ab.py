@@ -19,7 +19,14 @@ from blockdex.evaluate.datasets import load_dataset
 from blockdex.extract import Extractor
 from blockdex.speedups import compiled
 
-USERS = ("blockdex.parse", "blockdex.segment", "blockdex.predict.content")
+USERS = (
+    "blockdex.parse",
+    "blockdex.clean",
+    "blockdex.segment",
+    "blockdex.features",
+    "blockdex.predict.content",
+)
+"""Every module that reads ``blockdex.speedups.compiled`` (a test checks the list)."""
 
 
 def _set(module: object) -> None:

@@ -624,3 +624,27 @@ def test_compiled_depth_check_equals_the_css_query() -> None:
 def test_compiled_whitespace_squash_of_a_huge_text_equals_split_and_join() -> None:
     text = " lead\u3000" + "word \t\n" * 60_000 + "\xa0tail "  # over the window: windowed path
     assert compiled.squash(text) == " ".join(text.split())
+
+
+def test_the_compiled_ab_benchmark_switches_every_module_that_uses_the_compiled_code() -> None:
+    """benchmarks/compiled_ab.py's "python" column must be the whole pure-Python path."""
+    import ast
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("compiled_ab", root / "benchmarks/compiled_ab.py")
+    assert spec is not None and spec.loader is not None
+    ab = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ab)
+    users = set()
+    for path in (root / "src/blockdex").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module == "blockdex.speedups"
+                and any(a.name == "compiled" for a in node.names)
+            ):
+                rel = path.relative_to(root / "src").with_suffix("")
+                users.add(".".join(rel.parts))
+    users.discard("blockdex.cli")  # reports status() only
+    assert users == set(ab.USERS)
