@@ -790,6 +790,31 @@ cdef list _long_tags_1byte(const char *p, Py_ssize_t n, Py_ssize_t min_chars):
     return out
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef list _long_tags_2byte(const unsigned short *p, Py_ssize_t n, Py_ssize_t min_chars):
+    """:func:`long_tags` for two-byte text (most pages: one character beyond Latin-1 is
+    enough), with the width known to the loop."""
+    cdef Py_ssize_t i = 0, j
+    cdef unsigned short c
+    out = []
+    while i < n - 1:
+        if p[i] != 60:  # '<'
+            i += 1
+            continue
+        c = p[i + 1]
+        if not ((65 <= c <= 90) or (97 <= c <= 122)):
+            i += 1
+            continue
+        j = i + 2
+        while j < n and p[j] != 60 and p[j] != 62:
+            j += 1
+        if j - (i + 2) >= min_chars:
+            out.append((i, j))
+        i = j
+    return out
+
+
 def long_tags(str text, Py_ssize_t min_chars):
     """``(start, end)`` of every ``<`` + ASCII letter followed by at least ``min_chars``
     characters other than ``<`` and ``>`` (what ``<[A-Za-z][^<>]{min_chars,}`` matches with
@@ -800,6 +825,8 @@ def long_tags(str text, Py_ssize_t min_chars):
     cdef Py_UCS4 c
     if kind == PyUnicode_1BYTE_KIND:
         return _long_tags_1byte(<const char *> data, n, min_chars)
+    if kind == PyUnicode_2BYTE_KIND:
+        return _long_tags_2byte(<const unsigned short *> data, n, min_chars)
     out = []
     while i < n - 1:
         if PyUnicode_READ(kind, data, i) != 60:  # '<'
