@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from blockdex.parse import Document, parse_bounded
+from blockdex.parse import BAD_JSON, Document, load_json_once, parse_bounded
 from blockdex.speedups import compiled, lexbor
 
 
@@ -206,9 +206,8 @@ def _script_candidates(doc: Document, cfg: CleanConfig) -> Iterator[str]:
         stype = (node.attributes.get("type") or "").lower()
         sid = node.attributes.get("id") or ""
         if "ld+json" in stype:
-            try:
-                data = json.loads(code)
-            except (ValueError, RecursionError):  # RecursionError: absurdly nested arrays
+            data = load_json_once(code, doc.parsed_json)  # the metadata reader's parse, if any
+            if data is BAD_JSON:
                 continue
             yield from _long_strings(data, JSONLD_TEXT_KEYS, cfg.min_rescued_chars)
         elif sid in STATE_SCRIPT_IDS or (stype == "application/json" and sid):

@@ -210,6 +210,27 @@ class Document:
     rescued: list[str] = field(default_factory=list)
     """Text recovered from scripts by the cleaner, appended after the page's blocks."""
     cleaned: bool = False
+    parsed_json: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
+    """Script texts already given to ``json.loads`` and what came out (the metadata reader
+    and the cleaner's script rescue both read JSON-LD: each script is parsed once)."""
+
+
+BAD_JSON = object()
+
+
+def load_json_once(code: str, cache: dict[str, object] | None) -> object:
+    """``json.loads(code)``, remembered in ``cache``; ``BAD_JSON`` when it does not parse."""
+    import json
+
+    if cache is not None and code in cache:
+        return cache[code]
+    try:
+        data: object = json.loads(code)
+    except (ValueError, RecursionError):  # RecursionError: absurdly nested arrays
+        data = BAD_JSON
+    if cache is not None:
+        cache[code] = data
+    return data
 
 
 # Metadata fields and the meta/link keys they are read from, in order of preference.
@@ -277,18 +298,17 @@ def _clip(text: str, max_chars: int) -> str:
 
 
 def _jsonld_metadata(
-    tree: LexborHTMLParser, max_chars: int = DEFAULT_LIMITS.max_meta_chars
+    tree: LexborHTMLParser,
+    max_chars: int = DEFAULT_LIMITS.max_meta_chars,
+    json_cache: dict[str, object] | None = None,
 ) -> dict[str, str]:
-    import json
-
     found: dict[str, str] = {}
     for node in tree.css('script[type="application/ld+json"]'):
         code = node.text(deep=True)
         if not code or len(code) > _MAX_JSONLD_CHARS:
             continue
-        try:
-            data = json.loads(code)
-        except (ValueError, RecursionError):  # RecursionError: absurdly nested arrays
+        data = load_json_once(code, json_cache)
+        if data is BAD_JSON:
             continue
         items = data if isinstance(data, list) else [data]
         expanded: list[object] = []
@@ -309,11 +329,14 @@ def _jsonld_metadata(
 
 
 def read_metadata(
-    tree: LexborHTMLParser, max_chars: int = DEFAULT_LIMITS.max_meta_chars
+    tree: LexborHTMLParser,
+    max_chars: int = DEFAULT_LIMITS.max_meta_chars,
+    json_cache: dict[str, object] | None = None,
 ) -> tuple[str, dict[str, str]]:
     """Title and metadata from ``<title>``, meta tags (Open Graph, Dublin Core…) and JSON-LD.
 
-    Every value is whitespace-normalised and cut to ``max_chars`` characters.
+    Every value is whitespace-normalised and cut to ``max_chars`` characters. ``json_cache``
+    (a Document's ``parsed_json``) keeps the parsed JSON-LD for the cleaner.
     """
     candidates: dict[str, dict[str, str]] = {}
     for node in tree.css("meta, link[rel]"):
@@ -342,7 +365,7 @@ def read_metadata(
             if key in got:
                 meta[name] = got[key]
                 break
-    for name, value in _jsonld_metadata(tree, max_chars).items():
+    for name, value in _jsonld_metadata(tree, max_chars, json_cache).items():
         meta.setdefault(name, value)
     title_node = tree.css_first("title")
     html_title = _clip(title_node.text(), max_chars) if title_node is not None else ""
@@ -389,7 +412,8 @@ def parse_html(
         tree, text, more = parse_bounded(text, limits)  # the freed markup obeys them too
         warnings.extend(w for w in more if w not in warnings)
         warnings.append(f"an unclosed <{tag}> held the page's markup as text; it was closed")
-    title, meta = read_metadata(tree, limits.max_meta_chars)
+    parsed_json: dict[str, object] = {}
+    title, meta = read_metadata(tree, limits.max_meta_chars, parsed_json)
     return Document(
         tree=tree,
         url=url,
@@ -398,6 +422,7 @@ def parse_html(
         encoding=encoding,
         html_chars=len(text),
         warnings=warnings,
+        parsed_json=parsed_json,
     )
 
 
