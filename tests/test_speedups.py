@@ -195,6 +195,35 @@ def test_noise_removal_by_present_names_equals_stripping_every_name(
 
 
 @needs_compiled_walk
+def test_swallowed_markup_check_equals_the_css_query(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pages = [p.read_bytes() for p in _test_pages(data_dir)] + [
+        c.data for c in corpus.cases(fast=True)
+    ]
+    swallowing = [
+        "<title>" + "<p>para</p>" * 60,
+        "<html><body><textarea>" + "<b>x</b>" * 80 + "</body>",
+        "<svg><title>" + "<i>a</i> " * 60 + "</title></svg>",
+        "<title>short</title><p>body</p>",
+    ]
+    found = 0
+    for html in [*swallowing, *pages]:
+        try:
+            text = html if isinstance(html, str) else html.decode("utf-8", "replace")
+            tree = parse_module.parse_bounded(text)[0]
+        except BlockdexError:
+            continue
+        fast = parse_module.repair_swallowed_markup(tree, text)
+        with monkeypatch.context() as m:
+            m.setattr(parse_module, "compiled", None)
+            slow = parse_module.repair_swallowed_markup(tree, text)
+        assert fast == slow
+        found += fast is not None
+    assert found >= 2
+
+
+@needs_compiled_walk
 def test_element_names_lists_every_tag_of_the_tree() -> None:
     tree = parse_html("<div><SVG><path/></SVG><my-el>x</my-el><Script>1</Script></div>").tree
     names = compiled.element_names(tree.root.mem_id)

@@ -251,6 +251,9 @@ cdef inline bd_node *_following(bd_node *node, bd_node *root) noexcept:
 
 
 cdef enum:
+    SMALL_TAG_IDS = 1024
+
+cdef enum:
     MODE_FLOW = 0
     MODE_PRE = 1
     MODE_ROW = 2
@@ -350,6 +353,8 @@ cdef class _CWalker:
     cdef list frames, exit_kinds, exit_tags, table_ids
     cdef set absorbed
     cdef dict names
+    cdef list small_names  # tag name by lexbor tag id, for ids below SMALL_TAG_IDS in small_ns
+    cdef uintptr_t small_ns
     cdef Py_ssize_t link_depth, depth, max_blocks, check_every
     cdef int max_attr_levels, max_path_levels, max_caption_chars, max_figure_levels
     cdef public bint timed_out
@@ -370,6 +375,8 @@ cdef class _CWalker:
         self.table_ids = []
         self.absorbed = set()
         self.names = {}
+        self.small_names = [None] * SMALL_TAG_IDS
+        self.small_ns = <uintptr_t> -1  # set from the walk's root element
         self.link_depth = 0
         self.depth = 0
         self.timed_out = False
@@ -390,7 +397,15 @@ cdef class _CWalker:
 
     cdef str tag_of(self, bd_node *node):
         cdef uintptr_t key
+        cdef str t
         if node.type == NODE_ELEMENT and node.prefix == 0:
+            if node.local_name < SMALL_TAG_IDS and (<bd_node_ns *> node).ns == self.small_ns:
+                # lexbor's own tag ids are small: a list slot instead of a dict lookup
+                t = self.small_names[<Py_ssize_t> node.local_name]
+                if t is None:
+                    t = _tag(node)
+                    self.small_names[<Py_ssize_t> node.local_name] = t
+                return t
             key = node.local_name ^ ((<bd_node_ns *> node).ns << 56)
             t = self.names.get(key)
             if t is None:
@@ -658,6 +673,8 @@ cdef class _CWalker:
         cdef bd_node *nxt
         cdef bd_node *parent
         cdef Py_ssize_t visited = 0
+        if root.type == NODE_ELEMENT:
+            self.small_ns = (<bd_node_ns *> root).ns
         self.push_frame(root, self.tag_of(root) or "body", MODE_FLOW)
         node = root.first_child
         deadline = self.deadline
@@ -1787,3 +1804,41 @@ def element_names(uintptr_t root_id):
                     names.add(name.lower())
         node = _following(node, root)
     return names
+
+
+from libc.string cimport memset
+
+
+def swallow_suspects(uintptr_t root_id, frozenset names, Py_ssize_t min_bytes):
+    """Whether the subtree at ``root_id`` (a ``mem_id``) has an element whose lower-cased name is
+    in ``names`` with at least ``min_bytes`` bytes of text below it (UTF-8 bytes: at least as
+    many as characters, so False means no such element has ``min_bytes`` characters either).
+    Call only when :func:`lexbor_ready` is True."""
+    cdef bd_node *root = <bd_node *> root_id
+    cdef bd_node *node = root
+    cdef bd_node *n
+    cdef unsigned char state[SMALL_TAG_IDS]  # by tag id: 0 not looked up, 1 named, 2 not
+    cdef bint named
+    cdef size_t total
+    memset(state, 0, SMALL_TAG_IDS)
+    while node != NULL:
+        if node.type == NODE_ELEMENT:
+            if node.prefix == 0 and node.local_name < SMALL_TAG_IDS:
+                if state[node.local_name] == 0:
+                    name = _tag(node)
+                    state[node.local_name] = 1 if name is not None and name.lower() in names else 2
+                named = state[node.local_name] == 1
+            else:
+                name = _tag(node)
+                named = name is not None and name.lower() in names
+            if named:
+                total = 0
+                n = _following(node, node)
+                while n != NULL:
+                    if n.type == NODE_TEXT:
+                        total += (<bd_chardata *> n).data.length
+                    n = _following(n, node)
+                if total >= <size_t> min_bytes:
+                    return True
+        node = _following(node, root)
+    return False

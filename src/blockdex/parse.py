@@ -670,6 +670,7 @@ def bound_markup(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> tuple[str, 
 # Elements whose content the HTML parser reads as plain text up to their end tag: one left
 # unclosed (or with a mangled end tag) swallows the rest of the page, which then looks empty.
 SWALLOWING_TAGS = ("title", "textarea", "xmp", "noembed", "noframes", "iframe")
+_SWALLOWING = frozenset(SWALLOWING_TAGS)
 _MARKUP_RE = re.compile(r"<[a-zA-Z!/]")
 
 
@@ -681,6 +682,14 @@ def repair_swallowed_markup(
     Returns ``(repaired_text, tag)`` or None when nothing was swallowed. The element is closed
     right before the first markup inside it, which is what its author meant.
     """
+    walks = lexbor(compiled)
+    root = tree.root
+    if (  # one walk in C rules out most pages: no such element holds that much text
+        walks is not None
+        and root is not None
+        and not walks.swallow_suspects(root.mem_id, _SWALLOWING, limits.swallowed_chars)
+    ):
+        return None
     for node in tree.css(",".join(SWALLOWING_TAGS)):
         inner = node.text(deep=True)
         if len(inner) < limits.swallowed_chars:
