@@ -5,6 +5,7 @@ predictor is ``--predictor`` (default: the package default). The two are interle
 that noise on a shared machine hits both alike; the ratio is the figure to quote.
 
     python benchmarks/pipeline_speed.py [--dataset wcxb] [--limit 200] [--predictor all] [--rounds 3]
+        [--per-page]
 """
 
 from __future__ import annotations
@@ -34,6 +35,12 @@ def main() -> int:
     ap.add_argument("--predictor", default=None)
     ap.add_argument("--format", default="markdown")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument(
+        "--per-page",
+        action="store_true",
+        help="alternate the two on every page (each page: blockdex, then trafilatura) and "
+        "report each round's ratio: slow drifts of a shared machine's speed then hit both alike",
+    )
     args = ap.parse_args()
 
     import trafilatura
@@ -51,6 +58,27 @@ def main() -> int:
 
     ours(pages[0])  # load models, warm caches
     theirs(pages[0])
+    if args.per_page:
+        clock = time.perf_counter
+        ratios = []
+        for r in range(args.rounds):
+            t_ours = t_theirs = 0.0
+            for p in pages:
+                t0 = clock()
+                ours(p)
+                t1 = clock()
+                theirs(p)
+                t_ours += t1 - t0
+                t_theirs += clock() - t1
+            ratios.append(t_theirs / t_ours)
+            print(
+                f"round {r + 1}: blockdex[{name}] {len(pages) / t_ours:.1f} pages/s, "
+                f"trafilatura {len(pages) / t_theirs:.1f} pages/s, ratio {ratios[-1]:.2f}x"
+            )
+        ratios.sort()
+        print(f"dataset={args.dataset} pages={len(pages)} rounds={args.rounds} (alternating)")
+        print(f"ratio median {ratios[len(ratios) // 2]:.2f}x (min {ratios[0]:.2f}x)")
+        return 0
     t_ours: list[float] = []
     t_theirs: list[float] = []
     for _ in range(args.rounds):
