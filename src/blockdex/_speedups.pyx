@@ -1263,7 +1263,7 @@ def block_from_raw(type cls, index, rb):
 @cython.wraparound(False)
 def scope_columns(
     tuple blocks,
-    list path_of,
+    const Py_ssize_t[::1] path_of,
     const double[::1] good_words,
     double total_good,
     tuple repeat_levels,
@@ -1277,15 +1277,22 @@ def scope_columns(
     cdef Py_ssize_t i, j, n = len(blocks), n_sc, depth, best_depth = -1, k
     cdef double gw
     cdef tuple sc
-    cdef dict seen, container_words = {}
+    cdef dict container_words = {}
+    cdef list seen
+    cdef Py_ssize_t n_paths = 0, pid
     scopes = [b.scope for b in blocks]
+    for i in range(n):
+        if path_of[i] < 0:
+            raise ValueError("negative path id")
+        if path_of[i] >= n_paths:
+            n_paths = path_of[i] + 1
     for j in range(len(repeat_levels)):
         k = repeat_levels[j]
-        seen = {}
+        seen = [None] * n_paths  # per tag-path id: the distinct ancestors k levels up
         for i in range(n):
             sc = scopes[i]
             pid = path_of[i]
-            members = seen.get(pid)
+            members = seen[pid]
             if members is None:
                 members = seen[pid] = set()
             members.add(sc[len(sc) - 1 - k] if len(sc) > k else None)
@@ -1842,3 +1849,50 @@ def swallow_suspects(uintptr_t root_id, frozenset names, Py_ssize_t min_bytes):
                     return True
         node = _following(node, root)
     return False
+
+
+# -- tag-path and class/id ids per block ------------------------------------------------------------
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def path_attr_ids(tuple blocks, Py_ssize_t[::1] path_of, Py_ssize_t[::1] attr_of):
+    """``blockdex.features.block_features``' numbering of distinct tag paths and attrs strings
+    (first seen, first numbered): fills ``path_of``/``attr_of``, returns the two dicts."""
+    cdef dict path_ids = {}, attr_ids = {}
+    cdef Py_ssize_t i, n = len(blocks), o_path = 0, o_attrs = 0
+    cdef object block_cls = None
+    if path_of.shape[0] != n or attr_of.shape[0] != n:
+        raise ValueError("arrays have the wrong length")
+    for i in range(n):
+        b = blocks[i]
+        if type(b) is not block_cls:
+            block_cls = type(b)
+            o_path = _slot_offset(block_cls, "path")
+            o_attrs = _slot_offset(block_cls, "attrs")
+        key = _field(b, o_path)
+        v = path_ids.get(key)
+        if v is None:
+            v = path_ids[key] = len(path_ids)
+        path_of[i] = v
+        key = _field(b, o_attrs)
+        v = attr_ids.get(key)
+        if v is None:
+            v = attr_ids[key] = len(attr_ids)
+        attr_of[i] = v
+    return path_ids, attr_ids
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def path_rows(list paths, tuple path_tags, float[:, ::1] out):
+    """``blockdex.features._path_vector`` for each path (``out[k, j]`` is 1 when
+    ``path_tags[j]`` is one of the path's ``>``-separated tags other than the last)."""
+    cdef Py_ssize_t k, j, m = len(path_tags)
+    cdef list tags
+    if out.shape[0] != len(paths) or out.shape[1] != m:
+        raise ValueError("out has the wrong shape")
+    for k in range(len(paths)):
+        tags = (<str> paths[k]).split(">")
+        present = set(tags[: len(tags) - 1])
+        for j in range(m):
+            out[k, j] = 1.0 if path_tags[j] in present else 0.0

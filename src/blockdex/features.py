@@ -348,7 +348,7 @@ def _block_columns(
 
 
 def _scope_columns(
-    blocks: tuple[Block, ...], path_of: list[int], good_words: np.ndarray, total_good: float
+    blocks: tuple[Block, ...], path_of: np.ndarray, good_words: np.ndarray, total_good: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per block, from the scopes (enclosing elements) of all blocks:
 
@@ -409,11 +409,12 @@ def block_features(page: Page) -> np.ndarray:
     title_words = set(_WORD_RE.findall(page.title.lower())) if page.title else set()
     cols = _block_columns(blocks, stops, title_words)
     # Tag-path and class/id vectors repeat within a page: compute each distinct one once.
-    path_ids: dict[str, int] = {}
-    path_of = [path_ids.setdefault(b.path, len(path_ids)) for b in blocks]
-    attr_ids: dict[str, int] = {}
-    attr_of = [attr_ids.setdefault(b.attrs, len(attr_ids)) for b in blocks]
-    path_rows = np.array([_path_vector(k) for k in path_ids], dtype=np.float32)
+    path_ids, path_of, attr_ids, attr_of = _path_attr_ids(blocks)
+    if compiled is not None:
+        path_rows = np.empty((len(path_ids), len(PATH_TAGS)), dtype=np.float32)
+        compiled.path_rows(list(path_ids), PATH_TAGS, path_rows)
+    else:
+        path_rows = np.array([_path_vector(k) for k in path_ids], dtype=np.float32)
     attr_rows = _attr_matrix(attr_ids)
     chars_arr = np.maximum(cols[:, 0], 1.0)
     words_arr = cols[:, 1]
@@ -437,7 +438,7 @@ def block_features(page: Page) -> np.ndarray:
     if compiled is not None:  # the numeric part below in one compiled pass, same floats
         out = np.empty((n, len(FEATURE_NAMES)), dtype=np.float32)
         compiled.feature_matrix(
-            cols, np.asarray(path_of, dtype=np.intp), np.asarray(attr_of, dtype=np.intp),
+            cols, path_of, attr_of,
             path_rows, attr_rows, page_feats, n_title, *scopes, CHARS_PER_WORD,
             GOOD_MIN_WORDS, GOOD_MAX_LINK_DENSITY, CONTEXT_WINDOW, out,
         )  # fmt: skip
@@ -456,6 +457,23 @@ def block_features(page: Page) -> np.ndarray:
             context,
         ]
     ).astype(np.float32, copy=False)
+
+
+def _path_attr_ids(
+    blocks: tuple[Block, ...],
+) -> tuple[dict[str, int], np.ndarray, dict[str, int], np.ndarray]:
+    """Distinct tag paths and attrs strings numbered in order of first appearance, and each
+    block's two numbers."""
+    if compiled is not None:
+        path_of = np.empty(len(blocks), dtype=np.intp)
+        attr_of = np.empty(len(blocks), dtype=np.intp)
+        path_ids, attr_ids = compiled.path_attr_ids(blocks, path_of, attr_of)
+        return path_ids, path_of, attr_ids, attr_of
+    path_ids: dict[str, int] = {}
+    paths = [path_ids.setdefault(b.path, len(path_ids)) for b in blocks]
+    attr_ids: dict[str, int] = {}
+    attrs = [attr_ids.setdefault(b.attrs, len(attr_ids)) for b in blocks]
+    return path_ids, np.asarray(paths, dtype=np.intp), attr_ids, np.asarray(attrs, dtype=np.intp)
 
 
 def _local_columns(cols: np.ndarray, n_title: int) -> np.ndarray:
@@ -499,7 +517,7 @@ def _context_columns(
     log_words: np.ndarray,
     link_arr: np.ndarray,
     good: np.ndarray,
-    path_of: list[int],
+    path_of: np.ndarray,
     scopes: tuple[np.ndarray, np.ndarray, np.ndarray],
 ) -> np.ndarray:
     """The feature columns after the page-level ones: tag-path groups, containers (``scopes``
