@@ -307,6 +307,23 @@ def test_name_runs_bound_the_attribute_count(text: str) -> None:
 
 
 @needs_compiled
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(_attributish, _markupish), st.integers(0, 8))
+def test_tag_scan_counts_every_lt_and_finds_the_crowded_spans(text: str, limit: int) -> None:
+    n_lt, spans = compiled.tag_scan(text, limit)
+    assert n_lt == text.count("<")
+    assert spans == compiled.crowded_tag_spans(text, limit)
+
+
+@needs_compiled
+def test_tag_scan_counts_on_test_pages(data_dir: Path) -> None:
+    for path in _test_pages(data_dir):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for variant in (text, text.encode("ascii", "ignore").decode(), text + "\U0001f600<"):
+            assert compiled.tag_scan(variant, 40)[0] == variant.count("<"), path.name
+
+
+@needs_compiled
 @settings(max_examples=300, deadline=None)
 @given(_attributish, st.integers(0, 8))
 def test_compiled_crowded_tag_check_equals_the_regexes(text: str, max_attributes: int) -> None:

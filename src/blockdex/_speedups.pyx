@@ -782,8 +782,9 @@ from libc.string cimport memchr
 from cpython.unicode cimport PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND
 
 
-cdef list _long_tags_1byte(const char *p, Py_ssize_t n, Py_ssize_t min_chars):
-    """:func:`long_tags` for one-byte text, jumping between ``<`` and ``>`` with memchr."""
+cdef list _long_tags_1byte(const char *p, Py_ssize_t n, Py_ssize_t min_chars, Py_ssize_t *lt):
+    """:func:`long_tags` for one-byte text, jumping between ``<`` and ``>`` with memchr; adds
+    the number of ``<`` before the last character to ``lt[0]`` (every one is landed on once)."""
     cdef Py_ssize_t i = 0, j, end
     cdef const char *q
     cdef unsigned char c
@@ -793,6 +794,7 @@ cdef list _long_tags_1byte(const char *p, Py_ssize_t n, Py_ssize_t min_chars):
         if q == NULL:
             break
         i = q - p
+        lt[0] += 1
         c = <unsigned char> p[i + 1]
         if not ((65 <= c <= 90) or (97 <= c <= 122)):
             i += 1
@@ -809,16 +811,31 @@ cdef list _long_tags_1byte(const char *p, Py_ssize_t n, Py_ssize_t min_chars):
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-cdef list _long_tags_2byte(const unsigned short *p, Py_ssize_t n, Py_ssize_t min_chars):
+cdef list _long_tags_2byte(
+    const unsigned short *p, Py_ssize_t n, Py_ssize_t min_chars, Py_ssize_t *lt
+):
     """:func:`long_tags` for two-byte text (most pages: one character beyond Latin-1 is
     enough), with the width known to the loop."""
-    cdef Py_ssize_t i = 0, j
+    cdef Py_ssize_t i = 0, j, b
     cdef unsigned short c
+    cdef const unsigned char *bytes_ = <const unsigned char *> p
+    cdef const unsigned char *q
     out = []
     while i < n - 1:
-        if p[i] != 60:  # '<'
-            i += 1
-            continue
+        if p[i] != 60:  # '<': memchr finds its byte 3C, then the character is checked
+            b = 2 * i
+            while True:
+                if b >= 2 * (n - 1):
+                    return out
+                q = <const unsigned char *> memchr(bytes_ + b, 60, 2 * (n - 1) - b)
+                if q == NULL:
+                    return out
+                b = q - bytes_
+                if p[b // 2] == 60:
+                    break
+                b += 1
+            i = b // 2
+        lt[0] += 1
         c = p[i + 1]
         if not ((65 <= c <= 90) or (97 <= c <= 122)):
             i += 1
@@ -836,19 +853,38 @@ def long_tags(str text, Py_ssize_t min_chars):
     """``(start, end)`` of every ``<`` + ASCII letter followed by at least ``min_chars``
     characters other than ``<`` and ``>`` (what ``<[A-Za-z][^<>]{min_chars,}`` matches with
     ``finditer``; ``end`` is where the run of such characters stops)."""
+    cdef Py_ssize_t lt = 0
+    return _long_tags(text, min_chars, &lt)
+
+
+def tag_scan(str text, Py_ssize_t max_attributes):
+    """``(text.count("<"), spans)`` in one pass, ``spans`` as :func:`crowded_tag_spans` gives."""
+    cdef Py_ssize_t lt = 0
+    spans = [
+        (i, j) for i, j in _long_tags(text, max_attributes, &lt)
+        if name_runs(text, i, j) > max_attributes
+    ]
+    return lt, spans
+
+
+cdef list _long_tags(str text, Py_ssize_t min_chars, Py_ssize_t *lt):
+    """:func:`long_tags`; ``lt[0]`` gets the number of ``<`` in ``text``."""
     cdef int kind = PyUnicode_KIND(text)
     cdef void *data = PyUnicode_DATA(text)
     cdef Py_ssize_t n = len(text), i = 0, j
     cdef Py_UCS4 c
+    if n and PyUnicode_READ(kind, data, n - 1) == 60:  # the loops stop before the last one
+        lt[0] += 1
     if kind == PyUnicode_1BYTE_KIND:
-        return _long_tags_1byte(<const char *> data, n, min_chars)
+        return _long_tags_1byte(<const char *> data, n, min_chars, lt)
     if kind == PyUnicode_2BYTE_KIND:
-        return _long_tags_2byte(<const unsigned short *> data, n, min_chars)
+        return _long_tags_2byte(<const unsigned short *> data, n, min_chars, lt)
     out = []
     while i < n - 1:
         if PyUnicode_READ(kind, data, i) != 60:  # '<'
             i += 1
             continue
+        lt[0] += 1
         c = PyUnicode_READ(kind, data, i + 1)
         if not ((65 <= c <= 90) or (97 <= c <= 122)):
             i += 1

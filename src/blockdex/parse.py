@@ -534,10 +534,13 @@ def parse_bounded(
 
     The one way blockdex turns untrusted markup into a tree (pages and script-rescued fragments).
     """
-    n_lt = text.count("<")
-    if n_lt <= min(PARSE_FIRST_MAX_TAGS, limits.max_dom_nodes) and not _has_crowded_tag(
-        text, limits.max_attributes
-    ):
+    if compiled is not None:  # the count and the crowded-tag scan in one pass
+        n_lt, spans = compiled.tag_scan(text, limits.max_attributes)
+        crowded = any(len(_ATTR_RE.findall(text, i, j)) > limits.max_attributes for i, j in spans)
+    else:
+        n_lt = text.count("<")
+        crowded = n_lt <= PARSE_FIRST_MAX_TAGS and _has_crowded_tag(text, limits.max_attributes)
+    if n_lt <= min(PARSE_FIRST_MAX_TAGS, limits.max_dom_nodes) and not crowded:
         tree = LexborHTMLParser(text)
         # an element can be no deeper than the number of start tags
         if n_lt <= limits.max_depth or not _has_deep_element(tree, limits.max_depth):
