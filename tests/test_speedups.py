@@ -224,6 +224,31 @@ def test_swallowed_markup_check_equals_the_css_query(
 
 
 @needs_compiled_walk
+def test_compiled_meta_rows_equal_the_css_query(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pages: list[str | bytes] = [p.read_bytes() for p in _test_pages(data_dir)]
+    pages += [c.data for c in corpus.cases(fast=True)]
+    pages.append(
+        "<svg><meta name=a content=b></svg><link rel><link REL=Canonical href=x>"
+        "<META Property=og:title CONTENT=T><meta name=description>"
+    )
+    seen = 0
+    for html in pages:
+        try:
+            tree = parse_html(html).tree
+        except BlockdexError:
+            continue
+        fast = parse_module._meta_rows(tree)
+        with monkeypatch.context() as m:
+            m.setattr(parse_module, "compiled", None)
+            slow = parse_module._meta_rows(tree)
+        assert fast == slow
+        seen += len(fast)
+    assert seen > 10
+
+
+@needs_compiled_walk
 def test_element_names_lists_every_tag_of_the_tree() -> None:
     tree = parse_html("<div><SVG><path/></SVG><my-el>x</my-el><Script>1</Script></div>").tree
     names = compiled.element_names(tree.root.mem_id)

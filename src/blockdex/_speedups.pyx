@@ -1932,3 +1932,40 @@ def path_rows(list paths, tuple path_tags, float[:, ::1] out):
         present = set(tags[: len(tags) - 1])
         for j in range(m):
             out[k, j] = 1.0 if path_tags[j] in present else 0.0
+
+
+# -- metadata: the page's meta and link elements ----------------------------------------------------
+
+cdef bint _has_attr(bd_node *node, bytes key):
+    cdef size_t n = 0, k = len(key)
+    cdef const unsigned char *ckey = key
+    cdef const unsigned char *name
+    cdef void *attr = _attr_first(<void *> node)
+    while attr != NULL:
+        name = _attr_qname(attr, &n)
+        if name != NULL and n == k and _ascii_ieq(ckey, name, k):
+            return True
+        attr = _attr_next(attr)
+    return False
+
+
+def meta_elements(uintptr_t root_id):
+    """What ``tree.css("meta, link[rel]")`` finds in the subtree at ``root_id`` (a
+    ``mem_id``), in document order, as the attribute values ``blockdex.parse.read_metadata``
+    reads: ``("meta", property, name, itemprop, http-equiv, content)`` or ``("link", rel,
+    href)`` (None for a missing attribute). Call only when :func:`lexbor_ready` is True."""
+    cdef bd_node *root = <bd_node *> root_id
+    cdef bd_node *node = root
+    out = []
+    while node != NULL:
+        if node.type == NODE_ELEMENT:
+            tag = _tag(node)
+            if tag == "meta":
+                out.append((
+                    "meta", _attr(node, b"property"), _attr(node, b"name"),
+                    _attr(node, b"itemprop"), _attr(node, b"http-equiv"), _attr(node, b"content"),
+                ))
+            elif tag == "link" and _has_attr(node, b"rel"):
+                out.append(("link", _attr(node, b"rel"), _attr(node, b"href")))
+        node = _following(node, root)
+    return out

@@ -328,6 +328,24 @@ def _jsonld_metadata(
     return found
 
 
+def _meta_rows(tree: LexborHTMLParser) -> list[tuple[str | None, ...]]:
+    """The page's meta and link[rel] elements: ``("meta", property, name, itemprop, http-equiv,
+    content)`` or ``("link", rel, href)``, in document order."""
+    walks = lexbor(compiled)
+    root = tree.root
+    if walks is not None and root is not None:  # one C walk instead of a CSS query and dicts
+        return walks.meta_elements(root.mem_id)
+    rows: list[tuple[str | None, ...]] = []
+    for node in tree.css("meta, link[rel]"):
+        a = node.attributes
+        if node.tag == "link":
+            rows.append(("link", a.get("rel"), a.get("href")))
+        else:
+            keys = ("property", "name", "itemprop", "http-equiv", "content")
+            rows.append(("meta", *(a.get(k) for k in keys)))
+    return rows
+
+
 def read_metadata(
     tree: LexborHTMLParser,
     max_chars: int = DEFAULT_LIMITS.max_meta_chars,
@@ -339,23 +357,15 @@ def read_metadata(
     (a Document's ``parsed_json``) keeps the parsed JSON-LD for the cleaner.
     """
     candidates: dict[str, dict[str, str]] = {}
-    for node in tree.css("meta, link[rel]"):
-        attrs = node.attributes
-        if node.tag == "link":
-            rels = (attrs.get("rel") or "").lower().split()
-            if "canonical" in rels and attrs.get("href"):
-                href = (attrs["href"] or "")[:max_chars]
-                candidates.setdefault("canonical", {})["canonical"] = href
+    for row in _meta_rows(tree):
+        if row[0] == "link":
+            rels = (row[1] or "").lower().split()
+            if "canonical" in rels and row[2]:
+                candidates.setdefault("canonical", {})["canonical"] = row[2][:max_chars]
             continue
-        key = (
-            attrs.get("property")
-            or attrs.get("name")
-            or attrs.get("itemprop")
-            or attrs.get("http-equiv")
-            or ""
-        ).lower()
+        key = (row[1] or row[2] or row[3] or row[4] or "").lower()
         name = _META_KEY_FIELD.get(key)
-        value = attrs.get("content")
+        value = row[5]
         if name and value and value.strip():
             candidates.setdefault(name, {}).setdefault(key, _clip(value, max_chars))
     meta: dict[str, str] = {}
