@@ -412,7 +412,7 @@ def test_compiled_feature_matrix_equals_python_on_random_html(html: str) -> None
 _wordy = st.lists(
     st.sampled_from(
         ["The", "the", "AND", "of", "x", " ", "\x1c", "\t\n", "Caf\u00e9", "a" * 70, "Title",
-         "\u0130", "2024", "of.", "\xa0", "Über", "und"]
+         "\u0130", "2024", "of.", "\xa0", "Über", "und", "\U0001f600", "\u3002", "!"]
     ),
     max_size=30,
 ).map("".join)  # fmt: skip

@@ -1041,6 +1041,27 @@ cdef Py_ssize_t _ascii_word_counts(
     return words
 
 
+ctypedef fused _char_t:
+    unsigned char
+    unsigned short
+    unsigned int
+
+
+cdef inline void _count_marks(
+    const _char_t *data, Py_ssize_t n, const unsigned char *table, Py_ssize_t table_size,
+    Py_ssize_t *digits, Py_ssize_t *marks,
+) noexcept:
+    """ASCII digits, and characters marked in ``table`` (below ``table_size``), in ``data``."""
+    cdef Py_ssize_t j
+    cdef Py_UCS4 c
+    for j in range(n):
+        c = data[j]
+        if 48 <= c <= 57:
+            digits[0] += 1
+        elif c < <Py_UCS4> table_size and table[c]:
+            marks[0] += 1
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def block_columns(
@@ -1061,8 +1082,9 @@ def block_columns(
     11 from a script, 12 depth (clipped at 60, over 60), 13 punctuation marks (code points
     below U+10000 marked in ``punct_table``), 14 ASCII digits.
     """
-    cdef Py_ssize_t i, j, n = len(blocks), n_chars, n_punct, n_digit
+    cdef Py_ssize_t i, n = len(blocks), n_chars, marks, digits
     cdef Py_ssize_t table_size = punct_table.shape[0]
+    cdef const unsigned char *table = &punct_table[0] if table_size else NULL
     cdef long n_stop, n_title, depth
     cdef str text
     cdef list words
@@ -1130,30 +1152,15 @@ def block_columns(
         kind = PyUnicode_KIND(text)
         data = PyUnicode_DATA(text)
         n_chars = len(text)
-        n_punct = n_digit = 0
+        marks = digits = 0
         if kind == PyUnicode_1BYTE_KIND:  # one loop per width: the kind test leaves the loop
-            for j in range(n_chars):
-                c = (<const unsigned char *> data)[j]
-                if 48 <= c <= 57:
-                    n_digit += 1
-                elif c < table_size and punct_table[c]:
-                    n_punct += 1
+            _count_marks(<const unsigned char *> data, n_chars, table, table_size, &digits, &marks)
         elif kind == PyUnicode_2BYTE_KIND:
-            for j in range(n_chars):
-                c = (<const unsigned short *> data)[j]
-                if 48 <= c <= 57:
-                    n_digit += 1
-                elif c < table_size and punct_table[c]:
-                    n_punct += 1
+            _count_marks(<const unsigned short *> data, n_chars, table, table_size, &digits, &marks)
         else:
-            for j in range(n_chars):
-                c = PyUnicode_READ(kind, data, j)
-                if 48 <= c <= 57:
-                    n_digit += 1
-                elif c < table_size and punct_table[c]:
-                    n_punct += 1
-        out[i, 13] = n_punct
-        out[i, 14] = n_digit
+            _count_marks(<const unsigned int *> data, n_chars, table, table_size, &digits, &marks)
+        out[i, 13] = marks
+        out[i, 14] = digits
 
 
 # -- script rescue: JSON string literals in framework state -------------------------------------
