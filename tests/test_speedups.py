@@ -719,3 +719,28 @@ def test_the_compiled_ab_benchmark_switches_every_module_that_uses_the_compiled_
                 users.add(".".join(rel.parts))
     users.discard("blockdex.cli")  # reports status() only
     assert users == set(ab.USERS)
+
+
+@needs_compiled
+@pytest.mark.parametrize("max_blocks", [1, 2, 3, 5, 8, 1000])
+def test_compiled_numbering_equals_python_at_the_block_cap(
+    max_blocks: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs of short blocks are numbered in C, long ones split in Python: the cap and the
+    split parts land where the Python loop puts them."""
+    long_text = " ".join(f"word{i}." for i in range(3000))
+    html = (
+        "<p>one</p><p>two</p>"
+        f"<p>{long_text}</p><img alt='a caption' src=x.png><pre>{long_text}</pre><p>end</p>"
+    )
+    cfg = dataclasses.replace(segment_module.DEFAULT_SEGMENT, max_blocks=max_blocks)
+
+    def run() -> tuple[object, ...]:
+        page = segment_module.segment_document(clean_document(parse_html(html)), cfg)
+        return _normalised(page)
+
+    fast = run()
+    with monkeypatch.context() as m:
+        m.setattr(segment_module, "compiled", None)
+        slow = run()
+    assert fast == slow

@@ -1301,6 +1301,34 @@ def block_from_raw(type cls, index, rb):
     return obj
 
 
+def number_run(
+    type cls, list raw, Py_ssize_t start, double short_chars, Py_ssize_t max_blocks,
+    list blocks,
+):
+    """Append a Block for each raw block from ``raw[start]`` on (index = its place in
+    ``blocks``) until one whose text is longer than ``short_chars`` and whose tag is not
+    ``img`` (it may need splitting: the caller decides) or until ``blocks`` holds
+    ``max_blocks``. Returns the index of the raw block it stopped at."""
+    cdef Py_ssize_t i = start, n = len(raw), o_text, o_tag
+    cdef PyObject *v
+    if n > start and (_offsets_for is None or _offsets_for[0] is not cls
+                      or _offsets_for[1] is not type(raw[start])):
+        _load_offsets(cls, type(raw[start]))
+    o_text = _raw_off[2]
+    o_tag = _raw_off[0]
+    while i < n and len(blocks) < max_blocks:
+        rb = raw[i]
+        if type(rb) is not _offsets_for[1]:
+            _load_offsets(cls, type(rb))
+            o_text = _raw_off[2]
+            o_tag = _raw_off[0]
+        if len(<str> _field(rb, o_text)) > short_chars and _field(rb, o_tag) != "img":
+            return i
+        blocks.append(block_from_raw(cls, len(blocks), rb))
+        i += 1
+    return i
+
+
 # -- per-block feature columns from the blocks' scopes ---------------------------------------------
 
 @cython.boundscheck(False)

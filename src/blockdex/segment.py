@@ -697,13 +697,21 @@ def _number_blocks(raw: list[_RawBlock], cfg: SegmentConfig) -> tuple[list[Block
     blocks: list[Block] = []
     split_id = 0
     complete = True
-    for rb in raw:
+    short_chars = cfg.min_chars_per_token * cfg.max_block_tokens
+    at = 0
+    while at < len(raw):
+        if compiled is not None:  # the runs of short blocks in one compiled call
+            at = compiled.number_run(Block, raw, at, short_chars, cfg.max_blocks, blocks)
+            if at >= len(raw):
+                break
+        rb = raw[at]
+        at += 1
         if len(blocks) >= cfg.max_blocks:
             return blocks, False
         # Cheap pre-check: text shorter than ~2.5 chars per token cannot exceed the budget
         # except for punctuation-dense strings, which the soft limit tolerates.
         if (
-            len(rb.text) > cfg.min_chars_per_token * cfg.max_block_tokens
+            len(rb.text) > short_chars
             and rb.tag != "img"
             and (
                 len(rb.text) > cfg.max_block_chars
