@@ -337,7 +337,9 @@ def test_name_runs_bound_the_attribute_count(text: str) -> None:
 def test_tag_scan_counts_every_lt_and_finds_the_crowded_spans(text: str, limit: int) -> None:
     n_lt, spans = compiled.tag_scan(text, limit)
     assert n_lt == text.count("<")
-    assert spans == compiled.crowded_tag_spans(text, limit)
+    assert spans == [
+        (i, j) for i, j in compiled.long_tags(text, limit) if compiled.name_runs(text, i, j) > limit
+    ]
 
 
 @needs_compiled
@@ -352,10 +354,10 @@ def test_tag_scan_counts_on_test_pages(data_dir: Path) -> None:
 @settings(max_examples=300, deadline=None)
 @given(_attributish, st.integers(0, 8))
 def test_compiled_crowded_tag_check_equals_the_regexes(text: str, max_attributes: int) -> None:
-    fast = parse_module._has_crowded_tag(text, max_attributes)
+    fast = parse_module._tag_count_and_crowding(text, max_attributes)
     with pytest.MonkeyPatch.context() as m:
         m.setattr(parse_module, "compiled", None)
-        assert fast == parse_module._has_crowded_tag(text, max_attributes)
+        assert fast == parse_module._tag_count_and_crowding(text, max_attributes)
 
 
 # -- per-block feature columns -------------------------------------------------------------------
@@ -680,7 +682,7 @@ def test_compiled_depth_check_equals_the_css_query() -> None:
         p
         for p in pages
         if p.count("<") <= parse_module.PARSE_FIRST_MAX_TAGS
-        and not parse_module._has_crowded_tag(p, limits.max_attributes)
+        and not parse_module._tag_count_and_crowding(p, limits.max_attributes)[1]
     ]
     for html in pages:
         tree = LexborHTMLParser(html)

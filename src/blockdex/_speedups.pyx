@@ -270,15 +270,14 @@ cdef Py_ssize_t _SQUASH_WINDOW = 1 << 18  # longer texts: segment._squash_ws (wi
 
 
 cdef inline bint _ascii_blank(bd_node *node) noexcept:
-    """Whether a text node holds only ASCII whitespace (at least one character)."""
+    """Whether a text node holds only ASCII whitespace (``str.split``'s, at least one
+    character)."""
     cdef bd_chardata *ch = <bd_chardata *> node
     cdef size_t i
-    cdef unsigned char c
     if node.type != NODE_TEXT or ch.data.data == NULL or ch.data.length == 0:
         return False
     for i in range(ch.data.length):
-        c = ch.data.data[i]
-        if not (c == 32 or 9 <= c <= 13):
+        if not _ascii_space(ch.data.data[i]):
             return False
     return True
 
@@ -859,7 +858,10 @@ def long_tags(str text, Py_ssize_t min_chars):
 
 
 def tag_scan(str text, Py_ssize_t max_attributes):
-    """``(text.count("<"), spans)`` in one pass, ``spans`` as :func:`crowded_tag_spans` gives."""
+    """``(text.count("<"), spans)`` in one pass: ``spans`` are those of :func:`long_tags`
+    (``max_attributes`` characters or more) holding more than ``max_attributes`` runs of
+    attribute-name characters — the only tags that can carry more than ``max_attributes``
+    attributes (the caller counts them exactly)."""
     cdef Py_ssize_t lt = 0
     spans = [
         (i, j) for i, j in _long_tags(text, max_attributes, &lt)
@@ -922,16 +924,6 @@ def name_runs(str text, Py_ssize_t start, Py_ssize_t end):
             runs += 1
         inside = now
     return runs
-
-
-def crowded_tag_spans(str text, Py_ssize_t max_attributes):
-    """The spans of :func:`long_tags` (``max_attributes`` characters or more) that hold more than
-    ``max_attributes`` runs of attribute-name characters: the only tags that can carry more than
-    ``max_attributes`` attributes (the caller counts them exactly)."""
-    return [
-        (i, j) for i, j in long_tags(text, max_attributes)
-        if name_runs(text, i, j) > max_attributes
-    ]
 
 
 # -- per-block feature columns ---------------------------------------------------------------------
@@ -1249,8 +1241,11 @@ cdef Py_ssize_t _slot_offset(type cls, str name) except -1:
 
 
 cdef int _load_offsets(type block_cls, type raw_cls) except -1:
+    """Read both classes' slot offsets, unless they are the ones already read."""
     global _offsets_for
     cdef Py_ssize_t i
+    if _offsets_for is not None and _offsets_for[0] is block_cls and _offsets_for[1] is raw_cls:
+        return 0
     for i in range(14):
         _block_off[i] = _slot_offset(block_cls, BLOCK_FIELDS[i])
     for i in range(12):
@@ -1287,8 +1282,7 @@ def block_from_raw(type cls, index, rb):
     """
     cdef Py_ssize_t i
     cdef PyObject *v
-    if _offsets_for is None or _offsets_for[0] is not cls or _offsets_for[1] is not type(rb):
-        _load_offsets(cls, type(rb))
+    _load_offsets(cls, type(rb))
     obj = cls.__new__(cls)
     _put(obj, _block_off[0], index)
     for i in range(12):
@@ -1309,20 +1303,11 @@ def number_run(
     ``blocks``) until one whose text is longer than ``short_chars`` and whose tag is not
     ``img`` (it may need splitting: the caller decides) or until ``blocks`` holds
     ``max_blocks``. Returns the index of the raw block it stopped at."""
-    cdef Py_ssize_t i = start, n = len(raw), o_text, o_tag
-    cdef PyObject *v
-    if n > start and (_offsets_for is None or _offsets_for[0] is not cls
-                      or _offsets_for[1] is not type(raw[start])):
-        _load_offsets(cls, type(raw[start]))
-    o_text = _raw_off[2]
-    o_tag = _raw_off[0]
+    cdef Py_ssize_t i = start, n = len(raw)
     while i < n and len(blocks) < max_blocks:
         rb = raw[i]
-        if type(rb) is not _offsets_for[1]:
-            _load_offsets(cls, type(rb))
-            o_text = _raw_off[2]
-            o_tag = _raw_off[0]
-        if len(<str> _field(rb, o_text)) > short_chars and _field(rb, o_tag) != "img":
+        _load_offsets(cls, type(rb))  # RAW_FIELDS: 0 tag, 2 text
+        if len(<str> _field(rb, _raw_off[2])) > short_chars and _field(rb, _raw_off[0]) != "img":
             return i
         blocks.append(block_from_raw(cls, len(blocks), rb))
         i += 1

@@ -443,8 +443,8 @@ def block_features(page: Page) -> np.ndarray:
             GOOD_MIN_WORDS, GOOD_MAX_LINK_DENSITY, CONTEXT_WINDOW, out,
         )  # fmt: skip
         return out
-    local = _local_columns(cols, n_title)
-    context = _context_columns(cols, local[:, 1], link_arr, good, path_of, scopes)
+    local = _local_columns(cols, chars_arr, total_chars, link_arr, n_title)
+    context = _context_columns(cols, total_words, local[:, 1], link_arr, good, path_of, scopes)
     tag_onehot = np.zeros((n, len(TAG_GROUP_NAMES)), dtype=np.float32)
     tag_onehot[np.arange(n), cols[:, 7].astype(np.intp)] = 1.0
     return np.hstack(
@@ -476,17 +476,18 @@ def _path_attr_ids(
     return path_ids, np.asarray(paths, dtype=np.intp), attr_ids, np.asarray(attrs, dtype=np.intp)
 
 
-def _local_columns(cols: np.ndarray, n_title: int) -> np.ndarray:
-    """The LOCAL_NAMES columns from :func:`_block_columns`' matrix."""
+def _local_columns(
+    cols: np.ndarray, chars_arr: np.ndarray, total_chars: float, link_arr: np.ndarray, n_title: int
+) -> np.ndarray:
+    """The LOCAL_NAMES columns from :func:`_block_columns`' matrix (``chars_arr``: characters,
+    at least 1; ``link_arr``: link density)."""
     n = len(cols)
-    chars_arr = np.maximum(cols[:, 0], 1.0)
     words_arr = cols[:, 1]
     nw = np.maximum(words_arr, 1.0)
     title_arr = cols[:, 3]
     linkc = cols[:, 4]
     nlinks = cols[:, 5]
     punct_arr = cols[:, 13]
-    link_arr = np.minimum(linkc / chars_arr, 1.0)
     nonlinked_words = np.maximum(chars_arr - linkc, 0.0) / CHARS_PER_WORD
     local = np.empty((n, len(LOCAL_NAMES)), dtype=np.float32)
     local[:, 0] = np.log1p(chars_arr)
@@ -505,7 +506,6 @@ def _local_columns(cols: np.ndarray, n_title: int) -> np.ndarray:
     local[:, 13] = cols[:, 12]
     local[:, 14] = np.arange(n, dtype=np.float32) / n
     local[:, 17] = np.log1p(nlinks)
-    total_chars = float(chars_arr.sum()) or 1.0
     local[:, 15] = (np.cumsum(chars_arr) - chars_arr) / total_chars
     vvtc = (chars_arr / total_chars) * (punct_arr / max(float(punct_arr.sum()), 1.0))
     local[:, 16] = vvtc / max(float(vvtc.max()), 1e-12)
@@ -514,6 +514,7 @@ def _local_columns(cols: np.ndarray, n_title: int) -> np.ndarray:
 
 def _context_columns(
     cols: np.ndarray,
+    total_words: float,
     log_words: np.ndarray,
     link_arr: np.ndarray,
     good: np.ndarray,
@@ -524,7 +525,6 @@ def _context_columns(
     from :func:`_scope_columns`), neighbours and windows."""
     n = len(cols)
     words_arr = cols[:, 1]
-    total_words = float(words_arr.sum()) or 1.0
     repeat_counts, scope_share, in_main = scopes
     # Tag-path groups: boilerplate repeats a path with little text; prose shares one path.
     path_arr = np.asarray(path_of, dtype=np.intp)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -516,16 +517,20 @@ def _long_tag_re(max_attributes: int) -> re.Pattern[str]:
     return re.compile(rf"<[A-Za-z][^<>]{{{max_attributes},}}")
 
 
-def _has_crowded_tag(text: str, max_attributes: int) -> bool:
-    """Whether a tag may carry more than ``max_attributes`` attributes (over-counts, never under:
-    an attribute takes at least one character, and the tag name counts as one)."""
-    if compiled is not None:  # the same matches, found ~5x faster; counted only where possible
-        spans = compiled.crowded_tag_spans(text, max_attributes)
-        return any(len(_ATTR_RE.findall(text, i, j)) > max_attributes for i, j in spans)
-    return any(
-        len(_ATTR_RE.findall(m.group())) > max_attributes
-        for m in _long_tag_re(max_attributes).finditer(text)
-    )
+def _tag_count_and_crowding(text: str, max_attributes: int) -> tuple[int, bool]:
+    """``text.count("<")``, and whether a tag may carry more than ``max_attributes`` attributes
+    (over-counts, never under: an attribute takes at least one character, and the tag name
+    counts as one). The second is only looked for when the count is at most
+    PARSE_FIRST_MAX_TAGS: pages with more tags are bounded by the scan anyway."""
+    if compiled is not None:  # one pass; attributes counted only where name runs allow too many
+        n_lt, spans = compiled.tag_scan(text, max_attributes)
+        tags: Iterable[str] = (text[i:j] for i, j in spans)
+    else:
+        n_lt = text.count("<")
+        tags = (m.group() for m in _long_tag_re(max_attributes).finditer(text))
+    if n_lt > PARSE_FIRST_MAX_TAGS:
+        return n_lt, False
+    return n_lt, any(len(_ATTR_RE.findall(t)) > max_attributes for t in tags)
 
 
 def _has_deep_element(tree: LexborHTMLParser, max_depth: int) -> bool:
@@ -544,12 +549,7 @@ def parse_bounded(
 
     The one way blockdex turns untrusted markup into a tree (pages and script-rescued fragments).
     """
-    if compiled is not None:  # the count and the crowded-tag scan in one pass
-        n_lt, spans = compiled.tag_scan(text, limits.max_attributes)
-        crowded = any(len(_ATTR_RE.findall(text, i, j)) > limits.max_attributes for i, j in spans)
-    else:
-        n_lt = text.count("<")
-        crowded = n_lt <= PARSE_FIRST_MAX_TAGS and _has_crowded_tag(text, limits.max_attributes)
+    n_lt, crowded = _tag_count_and_crowding(text, limits.max_attributes)
     if n_lt <= min(PARSE_FIRST_MAX_TAGS, limits.max_dom_nodes) and not crowded:
         tree = LexborHTMLParser(text)
         # an element can be no deeper than the number of start tags
