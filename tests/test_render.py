@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from blockdex import extract, segment
 from blockdex.extract import Extractor
 from blockdex.page import Selection
 from blockdex.predict.basic import OraclePredictor
 from blockdex.render import render
+
+DATA = Path(__file__).parent / "data"
 
 PAGE = """<html><head><title>Doc page</title></head><body>
 <nav><a href="/">Home</a> <a href="/docs">Docs</a></nav>
@@ -99,3 +102,22 @@ def test_a_selected_row_brings_its_table_header_back() -> None:
     assert rows[0] == "| Year | Growth |" and rows[-1] == "| 2024 | 4.1 |"
     assert "2023" not in md
     assert render(page, Selection.from_indices(row), "text") == "2024 | 4.1\n"  # text: as selected
+
+
+def test_markdown_converter_built_once_matches_the_public_api() -> None:
+    from html_to_markdown import ConversionOptions, convert
+
+    from blockdex.render import _markdown_converter
+
+    options = ConversionOptions(
+        heading_style="atx",
+        code_block_style="backticks",
+        extract_metadata=False,
+        escape_asterisks=False,
+        escape_underscores=False,
+        escape_misc=False,
+    )
+    pages = [PAGE] + [p.read_text(encoding="utf-8") for p in sorted(DATA.glob("pages/*.html"))]
+    assert len(pages) > 3
+    for html in pages:
+        assert _markdown_converter()(html) == convert(html, options).content
