@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import os
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -232,8 +233,12 @@ def test_compiled_meta_rows_equal_the_css_query(
     pages.append(
         "<svg><meta name=a content=b></svg><link rel><link REL=Canonical href=x>"
         "<META Property=og:title CONTENT=T><meta name=description>"
+        '<script type="Application/LD+JSON">{"a": 1}</script><script type=" application/ld+json">'
+        '{}</script><svg><script type="application/ld+json">{"c": 3}</script></svg>'
+        '<script type="application/ld+json"></script><script TYPE=application/ld+json>[]</script>'
     )
     seen = 0
+    kinds: Counter[str] = Counter()
     for html in pages:
         try:
             tree = parse_html(html).tree
@@ -245,15 +250,65 @@ def test_compiled_meta_rows_equal_the_css_query(
             slow = parse_module._meta_rows(tree)
         assert fast == slow
         seen += len(fast)
+        kinds.update(row[0] for row in fast)
     assert seen > 10
+    assert kinds["ld+json"] >= 5 and kinds["meta"] and kinds["link"]
 
 
 @needs_compiled_walk
-def test_element_names_lists_every_tag_of_the_tree() -> None:
+def test_compiled_script_listing_equals_the_css_query(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pages: list[str | bytes] = [p.read_bytes() for p in _test_pages(data_dir)]
+    pages += [c.data for c in corpus.cases(fast=True)]
+    pages.append(
+        '<script>document.write("<p>x</p>")</script><script type=Module id=A></script>'
+        "<svg><script>el.innerHTML = 'y'</script></svg><SCRIPT ID=__NEXT_DATA__>{}</SCRIPT>"
+        "<script>var __NUXT__ = {}</script><script>writer.innerHTMLish()</script>"
+        '<script type="application/ld+json">{"text": "été"}</script><p>body</p>'
+    )
+    found: Counter[bool] = Counter()
+    for html in pages:
+        try:
+            doc = parse_html(html)
+        except BlockdexError:
+            continue
+        fast = [(t, i, read(), holds) for t, i, read, holds in clean_module._scripts(doc)]
+        with monkeypatch.context() as m:
+            m.setattr(clean_module, "compiled", None)
+            slow = [(t, i, read(), holds) for t, i, read, holds in clean_module._scripts(doc)]
+        assert fast == slow
+        found.update(row[3] for row in fast)
+    assert found[True] >= 4 and found[False] >= 4
+
+
+@needs_compiled_walk
+def test_noise_scan_lists_every_tag_and_every_page_the_hidden_query_matches(
+    data_dir: Path,
+) -> None:
     tree = parse_html("<div><SVG><path/></SVG><my-el>x</my-el><Script>1</Script></div>").tree
-    names = compiled.element_names(tree.root.mem_id)
+    names, may_hide = compiled.noise_scan(tree.root.mem_id)
     assert {n.tag.lower() for n in tree.root.traverse() if not n.tag.startswith("-")} <= names
     assert {"svg", "my-el", "script", "head", "body", "html"} <= names
+    assert not may_hide
+    pages: list[str | bytes] = [p.read_bytes() for p in _test_pages(data_dir)]
+    pages += [c.data for c in corpus.cases(fast=True)]
+    pages += [
+        '<p style="color:red;display: none">a</p>',
+        "<p HIDDEN>b</p>",
+        '<span style="visibility:hidden">c</span>',
+        "<form><input type=HIDDEN name=x></form>",
+    ]
+    matched = 0
+    for html in pages:
+        try:
+            tree = parse_html(html).tree
+        except BlockdexError:
+            continue
+        if tree.css(clean_module.HIDDEN_SELECTOR):  # a superset: no page that matches is missed
+            matched += 1
+            assert compiled.noise_scan(tree.root.mem_id)[1]
+    assert matched >= 4
 
 
 _random_html = importlib.import_module("tests.test_segment")._html()

@@ -313,7 +313,7 @@ cdef str _own_attr_tokens(bd_node *node):
 @cython.trashcan(True)  # a deep chain of parent frames is freed without deep C recursion
 cdef class _CFrame:
     cdef str tag
-    cdef tuple chain, path, scope, _attrs
+    cdef tuple chain, path, scope, _attrs, _ancestry
     cdef int mode
     cdef list html, text, inline_stack
     cdef Py_ssize_t link_chars, n_links
@@ -336,7 +336,12 @@ cdef class _CFrame:
         return self._attrs
 
     cdef tuple ancestry(self, int levels):
-        return ">".join(self.path), " | ".join([a for a in self.attrs(levels) if a])
+        """``(path, attrs)`` strings of the frame's blocks (the same for each of them)."""
+        if self._ancestry is None:
+            self._ancestry = (
+                ">".join(self.path), " | ".join([a for a in self.attrs(levels) if a])
+            )
+        return self._ancestry
 
     cdef void reset_run(self):
         self.html = [f"<{t}>" for t in self.inline_stack] if self.inline_stack else []
@@ -346,7 +351,7 @@ cdef class _CFrame:
 
 
 cdef class _CWalker:
-    cdef object make_block, deadline
+    cdef object block_cls, deadline
     cdef str source
     cdef long long id_offset
     cdef public list out
@@ -362,9 +367,10 @@ cdef class _CWalker:
     cdef dict kept_inline
     cdef object lang_re, ws_re
 
-    def __init__(self, cfg, str source, long long id_offset, deadline, make_block):
+    def __init__(self, cfg, str source, long long id_offset, deadline, block_cls):
         c = _consts()
-        self.make_block = make_block
+        _load_block_offsets(block_cls)
+        self.block_cls = block_cls
         self.deadline = deadline
         self.source = source
         self.id_offset = id_offset
@@ -418,6 +424,29 @@ cdef class _CWalker:
         return <long long> <uintptr_t> node - self.id_offset
 
     # -- emitting ----------------------------------------------------------------------------
+    cdef object new_block(
+        self, str tag, str html, str text, tuple chain, str path, str attrs, Py_ssize_t depth,
+        Py_ssize_t link_chars, Py_ssize_t n_links, tuple attributes, str source, tuple scope,
+    ):
+        """A ``Block`` with every field but ``index`` set (split None): the numbering sets the
+        index (:func:`number_run`) or builds new blocks from it (a long block is split)."""
+        cdef type cls = self.block_cls
+        obj = cls.__new__(cls)
+        _put(obj, _block_off[1], tag)
+        _put(obj, _block_off[2], html)
+        _put(obj, _block_off[3], text)
+        _put(obj, _block_off[4], chain)
+        _put(obj, _block_off[5], path)
+        _put(obj, _block_off[6], attrs)
+        _put(obj, _block_off[7], depth)
+        _put(obj, _block_off[8], link_chars)
+        _put(obj, _block_off[9], n_links)
+        _put(obj, _block_off[10], None)
+        _put(obj, _block_off[11], source)
+        _put(obj, _block_off[12], attributes)
+        _put(obj, _block_off[13], scope)
+        return obj
+
     cdef void flush(self, _CFrame frame) except *:
         cdef bint has_text
         if not frame.text:
@@ -439,7 +468,7 @@ cdef class _CWalker:
                 html = _squash(html)
             path, attrs = frame.ancestry(self.max_attr_levels)
             self.out.append(
-                self.make_block(  # positional: _RawBlock's field order (no kwargs dict)
+                self.new_block(
                     frame.tag,
                     html,
                     text,
@@ -499,7 +528,7 @@ cdef class _CWalker:
         node_id = self.node_id(node)
         path, ancestor_attrs = parent.ancestry(self.max_attr_levels)
         self.out.append(
-            self.make_block(  # positional: _RawBlock's field order
+            self.new_block(
                 "img",
                 _html_lib.escape(f"image: {src}, caption: {caption}", quote=False),
                 caption,
@@ -542,6 +571,7 @@ cdef class _CWalker:
         frame.parent = parent
         frame.scope = scope
         frame._attrs = None
+        frame._ancestry = None
         frame.html = []
         frame.text = []
         frame.inline_stack = []
@@ -765,10 +795,12 @@ cdef str _squash(str s):
         free(buf)
 
 
-def walk(root_id, cfg, source, id_offset, deadline, make_block):
+def walk(root_id, cfg, source, id_offset, deadline, block_cls):
     """``blockdex.segment._Walker(...).walk(...)`` for the node at ``root_id`` (a ``mem_id``):
-    returns ``(raw blocks, timed_out)``. Call only when :func:`lexbor_ready` is True."""
-    w = _CWalker(cfg, source, id_offset, deadline, make_block)
+    returns ``(raw blocks, timed_out)``, the raw blocks as ``block_cls`` (``Block``) objects
+    whose ``index`` is not set yet (see ``_CWalker.new_block``). Call only when
+    :func:`lexbor_ready` is True."""
+    w = _CWalker(cfg, source, id_offset, deadline, block_cls)
     w.walk(root_id)
     return w.out, w.timed_out
 
@@ -779,6 +811,9 @@ from cpython.unicode cimport PyUnicode_KIND, PyUnicode_DATA, PyUnicode_READ
 
 
 from libc.string cimport memchr
+
+cdef extern from "string.h":
+    void *memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len) nogil
 from cpython.unicode cimport PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND
 
 
@@ -1226,7 +1261,8 @@ RAW_FIELDS = (
 """The fields of ``blockdex.segment._RawBlock`` that :func:`block_from_raw` copies."""
 cdef Py_ssize_t _block_off[14]
 cdef Py_ssize_t _raw_off[12]
-cdef object _offsets_for = None  # (Block class, raw block class) the offsets were read from
+cdef object _block_offsets_for = None  # the Block class _block_off was read from
+cdef object _raw_offsets_for = None  # the raw block class _raw_off was read from
 
 
 cdef Py_ssize_t _slot_offset(type cls, str name) except -1:
@@ -1240,17 +1276,28 @@ cdef Py_ssize_t _slot_offset(type cls, str name) except -1:
     return m.offset
 
 
-cdef int _load_offsets(type block_cls, type raw_cls) except -1:
-    """Read both classes' slot offsets, unless they are the ones already read."""
-    global _offsets_for
+cdef int _load_block_offsets(type block_cls) except -1:
+    """Read the block class's slot offsets, unless they are the ones already read."""
+    global _block_offsets_for
     cdef Py_ssize_t i
-    if _offsets_for is not None and _offsets_for[0] is block_cls and _offsets_for[1] is raw_cls:
+    if _block_offsets_for is block_cls:
         return 0
     for i in range(14):
         _block_off[i] = _slot_offset(block_cls, BLOCK_FIELDS[i])
+    _block_offsets_for = block_cls
+    return 0
+
+
+cdef int _load_offsets(type block_cls, type raw_cls) except -1:
+    """Read both classes' slot offsets, unless they are the ones already read."""
+    global _raw_offsets_for
+    cdef Py_ssize_t i
+    _load_block_offsets(block_cls)
+    if _raw_offsets_for is raw_cls:
+        return 0
     for i in range(12):
         _raw_off[i] = _slot_offset(raw_cls, RAW_FIELDS[i])
-    _offsets_for = (block_cls, raw_cls)
+    _raw_offsets_for = raw_cls
     return 0
 
 
@@ -1300,16 +1347,30 @@ def number_run(
     list blocks,
 ):
     """Append a Block for each raw block from ``raw[start]`` on (index = its place in
-    ``blocks``) until one whose text is longer than ``short_chars`` and whose tag is not
+    ``blocks``; a raw block that is already a ``cls`` object, from the compiled walk, gets its
+    index set in place) until one whose text is longer than ``short_chars`` and whose tag is not
     ``img`` (it may need splitting: the caller decides) or until ``blocks`` holds
     ``max_blocks``. Returns the index of the raw block it stopped at."""
     cdef Py_ssize_t i = start, n = len(raw)
     while i < n and len(blocks) < max_blocks:
         rb = raw[i]
-        _load_offsets(cls, type(rb))  # RAW_FIELDS: 0 tag, 2 text
-        if len(<str> _field(rb, _raw_off[2])) > short_chars and _field(rb, _raw_off[0]) != "img":
-            return i
-        blocks.append(block_from_raw(cls, len(blocks), rb))
+        if type(rb) is cls:  # the compiled walk's block, index not set yet: set it in place
+            _load_block_offsets(cls)  # BLOCK_FIELDS: 1 tag, 3 text
+            if (
+                len(<str> _field(rb, _block_off[3])) > short_chars
+                and _field(rb, _block_off[1]) != "img"
+            ):
+                return i
+            _put(rb, _block_off[0], len(blocks))
+            blocks.append(rb)
+        else:
+            _load_offsets(cls, type(rb))  # RAW_FIELDS: 0 tag, 2 text
+            if (
+                len(<str> _field(rb, _raw_off[2])) > short_chars
+                and _field(rb, _raw_off[0]) != "img"
+            ):
+                return i
+            blocks.append(block_from_raw(cls, len(blocks), rb))
         i += 1
     return i
 
@@ -1847,14 +1908,40 @@ def context_matrix(
 
 # -- noise removal: which tags a page has ----------------------------------------------------------
 
-def element_names(uintptr_t root_id):
-    """The lower-cased names of the elements in the subtree at ``root_id`` (a ``mem_id``), the
-    root included: one tree walk, so ``strip_tags`` need only search for the names present.
-    Call only when :func:`lexbor_ready` is True."""
+cdef bint _may_hide(bd_node *node):
+    """Whether the element could match ``blockdex.clean.HIDDEN_SELECTOR``: it has a ``hidden``
+    attribute or a ``style`` that mentions display or visibility (a superset: the CSS query
+    then decides)."""
+    cdef size_t n = 0
+    cdef const unsigned char *name
+    cdef const unsigned char *v
+    cdef void *attr = _attr_first(<void *> node)
+    while attr != NULL:
+        name = _attr_qname(attr, &n)
+        if name != NULL:
+            if n == 6 and _ascii_ieq(<const unsigned char *> b"hidden", name, 6):
+                return True
+            if n == 5 and _ascii_ieq(<const unsigned char *> b"style", name, 5):
+                v = _attr_value(attr, &n)
+                if v != NULL and (
+                    memmem(v, n, b"display", 7) != NULL or memmem(v, n, b"visibility", 10) != NULL
+                ):
+                    return True
+        attr = _attr_next(attr)
+    return False
+
+
+def noise_scan(uintptr_t root_id):
+    """One walk over the subtree at ``root_id`` (a ``mem_id``), the root included, for noise
+    removal: ``(names, may_hide)`` — the lower-cased names of its elements (``strip_tags`` need
+    only search for the names present) and whether an element may match
+    ``blockdex.clean.HIDDEN_SELECTOR`` (an ``input``, or see :func:`_may_hide`; False rules
+    the CSS query out). Call only when :func:`lexbor_ready` is True."""
     cdef bd_node *root = <bd_node *> root_id
     cdef bd_node *node = root
     cdef set seen = set()
     cdef set names = set()
+    cdef bint may_hide = False
     while node != NULL:
         if node.type == NODE_ELEMENT:
             if node.prefix != 0:
@@ -1866,8 +1953,10 @@ def element_names(uintptr_t root_id):
                 name = _tag(node)
                 if name is not None:
                     names.add(name.lower())
+            if not may_hide and _may_hide(node):
+                may_hide = True
         node = _following(node, root)
-    return names
+    return names, may_hide or "input" in names
 
 
 from libc.string cimport memset
@@ -1970,23 +2059,161 @@ cdef bint _has_attr(bd_node *node, bytes key):
     return False
 
 
+cdef bint _attr_is(bd_node *node, bytes key, bytes value):
+    """Whether the element's ``key`` attribute equals ``value`` ignoring ASCII case (how
+    lexbor's CSS matches ``[key="value"]`` on an HTML element)."""
+    cdef size_t n = 0, k = len(key), m = len(value)
+    cdef const unsigned char *ckey = key
+    cdef const unsigned char *name
+    cdef const unsigned char *v
+    cdef void *attr = _attr_first(<void *> node)
+    while attr != NULL:
+        name = _attr_qname(attr, &n)
+        if name != NULL and n == k and _ascii_ieq(ckey, name, k):
+            v = _attr_value(attr, &n)
+            return v != NULL and n == m and _ascii_ieq(<const unsigned char *> value, v, m)
+        attr = _attr_next(attr)
+    return False
+
+
+cdef enum:
+    HEAD_UNSEEN = 0
+    HEAD_META = 1
+    HEAD_LINK = 2
+    HEAD_SCRIPT = 3
+    HEAD_OTHER = 4
+
+
 def meta_elements(uintptr_t root_id):
-    """What ``tree.css("meta, link[rel]")`` finds in the subtree at ``root_id`` (a
-    ``mem_id``), in document order, as the attribute values ``blockdex.parse.read_metadata``
-    reads: ``("meta", property, name, itemprop, http-equiv, content)`` or ``("link", rel,
-    href)`` (None for a missing attribute). Call only when :func:`lexbor_ready` is True."""
+    """What ``tree.css('meta, link[rel], script[type="application/ld+json"]')`` finds in the
+    subtree at ``root_id`` (a ``mem_id``), in document order, as what
+    ``blockdex.parse.read_metadata`` reads: ``("meta", property, name, itemprop, http-equiv,
+    content)``, ``("link", rel, href)`` (None for a missing attribute) or ``("ld+json",
+    text)``. Call only when :func:`lexbor_ready` is True."""
     cdef bd_node *root = <bd_node *> root_id
     cdef bd_node *node = root
+    cdef unsigned char state[SMALL_TAG_IDS]  # by tag id: HEAD_*
+    cdef int kind
+    memset(state, HEAD_UNSEEN, SMALL_TAG_IDS)
     out = []
     while node != NULL:
         if node.type == NODE_ELEMENT:
-            tag = _tag(node)
-            if tag == "meta":
+            if node.prefix == 0 and node.local_name < SMALL_TAG_IDS:
+                kind = state[node.local_name]
+                if kind == HEAD_UNSEEN:
+                    kind = _head_kind(_tag(node))
+                    state[node.local_name] = kind
+            else:
+                kind = _head_kind(_tag(node))
+            if kind == HEAD_META:
                 out.append((
                     "meta", _attr(node, b"property"), _attr(node, b"name"),
                     _attr(node, b"itemprop"), _attr(node, b"http-equiv"), _attr(node, b"content"),
                 ))
-            elif tag == "link" and _has_attr(node, b"rel"):
+            elif kind == HEAD_LINK and _has_attr(node, b"rel"):
                 out.append(("link", _attr(node, b"rel"), _attr(node, b"href")))
+            elif kind == HEAD_SCRIPT and _attr_is(node, b"type", b"application/ld+json"):
+                out.append(("ld+json", deep_text(<uintptr_t> node)))
         node = _following(node, root)
     return out
+
+
+cdef int _head_kind(str tag):
+    if tag == "meta":
+        return HEAD_META
+    if tag == "link":
+        return HEAD_LINK
+    if tag == "script":
+        return HEAD_SCRIPT
+    return HEAD_OTHER
+
+
+# -- script rescue: which scripts to read -----------------------------------------------------------
+
+
+
+cdef bint _holds_any(const unsigned char *data, size_t n, tuple needles):
+    cdef bytes needle
+    for needle in needles:
+        if memmem(data, n, <const char *> needle, len(needle)) != NULL:
+            return True
+    return False
+
+
+def script_elements(uintptr_t root_id, tuple needles):
+    """The ``<script>`` elements with text in the subtree at ``root_id`` (a ``mem_id``), in
+    document order (as ``tree.css("script")``), each as ``(type, id, mem_id, holds)``: its type
+    and id attributes (None when missing), its address for :func:`deep_text`, and whether its
+    text may hold one of ``needles`` (ASCII bytes; True when the text is split over several
+    nodes, which the caller then searches itself). The text is not decoded here: most scripts
+    hold none of the needles and are never read. Call only when :func:`lexbor_ready` is True."""
+    cdef bd_node *root = <bd_node *> root_id
+    cdef bd_node *node = root
+    cdef bd_node *n
+    cdef bd_node *only
+    cdef unsigned char state[SMALL_TAG_IDS]  # by tag id: 0 not looked up, 1 script, 2 not
+    cdef bint is_script
+    cdef size_t total
+    cdef Py_ssize_t parts
+    memset(state, 0, SMALL_TAG_IDS)
+    out = []
+    while node != NULL:
+        if node.type == NODE_ELEMENT:
+            if node.prefix == 0 and node.local_name < SMALL_TAG_IDS:
+                if state[node.local_name] == 0:
+                    state[node.local_name] = 1 if _tag(node) == "script" else 2
+                is_script = state[node.local_name] == 1
+            else:
+                is_script = _tag(node) == "script"
+            if is_script:
+                total = 0
+                parts = 0
+                only = NULL
+                n = _following(node, node)
+                while n != NULL:
+                    if n.type == NODE_TEXT and (<bd_chardata *> n).data.data != NULL:
+                        total += (<bd_chardata *> n).data.length
+                        parts += 1
+                        only = n
+                    n = _following(n, node)
+                if total:
+                    out.append((
+                        _attr(node, b"type"),
+                        _attr(node, b"id"),
+                        <uintptr_t> node,
+                        parts > 1 or _holds_any(
+                            (<bd_chardata *> only).data.data,
+                            (<bd_chardata *> only).data.length,
+                            needles,
+                        ),
+                    ))
+        node = _following(node, root)
+    return out
+
+
+def deep_text(uintptr_t node_id):
+    """What ``LexborNode.text(deep=True)`` gives for the element at ``node_id`` (a ``mem_id``):
+    its descendant text nodes' text, concatenated."""
+    cdef bd_node *top = <bd_node *> node_id
+    cdef bd_node *n = _following(top, top)
+    cdef bd_chardata *ch
+    cdef bd_chardata *only = NULL
+    cdef Py_ssize_t parts = 0
+    while n != NULL:
+        if n.type == NODE_TEXT and (<bd_chardata *> n).data.data != NULL:
+            only = <bd_chardata *> n
+            parts += 1
+        n = _following(n, top)
+    if parts == 0:
+        return ""
+    if parts == 1:  # the usual script: one text node, decoded in place
+        return _decode(only.data.data, only.data.length)
+    chunks = []
+    n = _following(top, top)
+    while n != NULL:
+        ch = <bd_chardata *> n
+        if n.type == NODE_TEXT and ch.data.data != NULL:
+            chunks.append((<const char *> ch.data.data)[: ch.data.length])
+        n = _following(n, top)
+    data = b"".join(chunks)
+    return _decode(<const unsigned char *> <const char *> data, len(data))

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 
 from blockdex.parse import BAD_JSON, Document, load_json_once, parse_bounded
 from blockdex.speedups import compiled, lexbor
@@ -198,25 +199,48 @@ def _long_literals(code: str, min_chars: int) -> Iterator[str]:
             yield raw
 
 
-def _script_candidates(doc: Document, cfg: CleanConfig) -> Iterator[str]:
+# A script none of whose code holds one of these is neither state nor HTML-writing: not read.
+_SCRIPT_NEEDLES = (*_STATE_NAMES, "document.write", ".innerHTML")
+
+
+def _scripts(doc: Document) -> Iterator[tuple[str, str, Callable[[], str], bool]]:
+    """Each ``<script>`` with code, in document order: its lower-cased type, its id, its code
+    (read on demand) and whether the code may hold one of :data:`_SCRIPT_NEEDLES`."""
+    walks = lexbor(compiled)
+    if walks is not None and doc.tree.root is not None:
+        # one C walk; the code of a script is decoded only if it is read (most never are)
+        needles = tuple(n.encode() for n in _SCRIPT_NEEDLES)
+        for stype, sid, node_id, holds in walks.script_elements(doc.tree.root.mem_id, needles):
+            yield (stype or "").lower(), sid or "", partial(walks.deep_text, node_id), holds
+        return
     for node in doc.tree.css("script"):
         code = node.text(deep=True)
-        if not code or len(code) > cfg.max_script_chars:
+        if code:
+            stype = (node.attributes.get("type") or "").lower()
+            holds = any(n in code for n in _SCRIPT_NEEDLES)
+            yield stype, node.attributes.get("id") or "", partial(str, code), holds
+
+
+def _script_candidates(doc: Document, cfg: CleanConfig) -> Iterator[str]:
+    for stype, sid, read_code, holds in _scripts(doc):
+        is_state = sid in STATE_SCRIPT_IDS or (stype == "application/json" and sid)
+        if not holds and not is_state and "ld+json" not in stype:
             continue
-        stype = (node.attributes.get("type") or "").lower()
-        sid = node.attributes.get("id") or ""
+        code = read_code()
+        if len(code) > cfg.max_script_chars:
+            continue
         if "ld+json" in stype:
             data = load_json_once(code, doc.parsed_json)  # the metadata reader's parse, if any
             if data is BAD_JSON:
                 continue
             yield from _long_strings(data, JSONLD_TEXT_KEYS, cfg.min_rescued_chars)
-        elif sid in STATE_SCRIPT_IDS or (stype == "application/json" and sid):
+        elif is_state:
             yield from _prose_literals(code, cfg.min_rescued_chars)
         else:
             m = _STATE_ASSIGN_RE.search(code) if any(n in code for n in _STATE_NAMES) else None
             if m:
                 yield from _prose_literals(code[m.end() :], cfg.min_rescued_chars)
-            if "write" in code or "innerHTML" in code:
+            if "document.write" in code or ".innerHTML" in code:  # what the regex needs
                 for w in _JS_HTML_WRITE_RE.finditer(code):
                     literal = w.group("s1") or w.group("s2") or w.group("s3")
                     if len(literal) > cfg.max_js_string_chars:
@@ -306,15 +330,18 @@ def drop_noise(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> None:
     if cfg.noscript_content_chars:
         keep_content_noscripts(doc, cfg)
     tags = list(NOISE_TAGS)
+    may_hide = True
     walks = lexbor(compiled)
     if walks is not None and tree.root is not None:
-        # strip_tags searches the whole tree once per name: search only for the names present
-        present = walks.element_names(tree.root.mem_id)
+        # strip_tags searches the whole tree once per name: search only for the names present;
+        # the CSS query for hidden elements runs only if an element may match it
+        present, may_hide = walks.noise_scan(tree.root.mem_id)
         tags = [t for t in tags if t in present]
     if tags:
         tree.strip_tags(tags, recursive=True)
-    for node in tree.css(HIDDEN_SELECTOR):
-        node.decompose()
+    if may_hide:
+        for node in tree.css(HIDDEN_SELECTOR):
+            node.decompose()
 
 
 def clean_document(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> Document:

@@ -299,13 +299,13 @@ def _clip(text: str, max_chars: int) -> str:
 
 
 def _jsonld_metadata(
-    tree: LexborHTMLParser,
+    codes: Iterable[str],
     max_chars: int = DEFAULT_LIMITS.max_meta_chars,
     json_cache: dict[str, object] | None = None,
 ) -> dict[str, str]:
+    """Metadata fields from the page's JSON-LD scripts (their texts, in document order)."""
     found: dict[str, str] = {}
-    for node in tree.css('script[type="application/ld+json"]'):
-        code = node.text(deep=True)
+    for code in codes:
         if not code or len(code) > _MAX_JSONLD_CHARS:
             continue
         data = load_json_once(code, json_cache)
@@ -329,18 +329,24 @@ def _jsonld_metadata(
     return found
 
 
+_HEAD_SELECTOR = 'meta, link[rel], script[type="application/ld+json"]'
+
+
 def _meta_rows(tree: LexborHTMLParser) -> list[tuple[str | None, ...]]:
-    """The page's meta and link[rel] elements: ``("meta", property, name, itemprop, http-equiv,
-    content)`` or ``("link", rel, href)``, in document order."""
+    """The page's meta, link[rel] and JSON-LD script elements, in document order:
+    ``("meta", property, name, itemprop, http-equiv, content)``, ``("link", rel, href)`` or
+    ``("ld+json", text)``."""
     walks = lexbor(compiled)
     root = tree.root
     if walks is not None and root is not None:  # one C walk instead of a CSS query and dicts
         return walks.meta_elements(root.mem_id)
     rows: list[tuple[str | None, ...]] = []
-    for node in tree.css("meta, link[rel]"):
+    for node in tree.css(_HEAD_SELECTOR):
         a = node.attributes
         if node.tag == "link":
             rows.append(("link", a.get("rel"), a.get("href")))
+        elif node.tag == "script":
+            rows.append(("ld+json", node.text(deep=True)))
         else:
             keys = ("property", "name", "itemprop", "http-equiv", "content")
             rows.append(("meta", *(a.get(k) for k in keys)))
@@ -358,7 +364,11 @@ def read_metadata(
     (a Document's ``parsed_json``) keeps the parsed JSON-LD for the cleaner.
     """
     candidates: dict[str, dict[str, str]] = {}
+    jsonld: list[str] = []
     for row in _meta_rows(tree):
+        if row[0] == "ld+json":
+            jsonld.append(row[1] or "")
+            continue
         if row[0] == "link":
             rels = (row[1] or "").lower().split()
             if "canonical" in rels and row[2]:
@@ -376,7 +386,7 @@ def read_metadata(
             if key in got:
                 meta[name] = got[key]
                 break
-    for name, value in _jsonld_metadata(tree, max_chars, json_cache).items():
+    for name, value in _jsonld_metadata(jsonld, max_chars, json_cache).items():
         meta.setdefault(name, value)
     title_node = tree.css_first("title")
     html_title = _clip(title_node.text(), max_chars) if title_node is not None else ""

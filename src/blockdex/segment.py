@@ -688,7 +688,9 @@ def _split_pre(text: str, max_tokens: int, max_chars: int) -> Iterator[str]:
         yield part
 
 
-def _number_blocks(raw: list[_RawBlock], cfg: SegmentConfig) -> tuple[list[Block], bool]:
+def _number_blocks(
+    raw: list[_RawBlock] | list[Block], cfg: SegmentConfig
+) -> tuple[list[Block], bool]:
     """Number the raw blocks, splitting long ones; returns ``(blocks, complete)``.
 
     Stops at ``cfg.max_blocks`` blocks; ``complete`` is False when that dropped some.
@@ -779,15 +781,16 @@ def _walk(
     source: str,
     id_offset: int = 0,
     deadline: float | None = None,
-) -> tuple[list[_RawBlock], bool]:
+) -> tuple[list[_RawBlock] | list[Block], bool]:
     """The raw blocks of ``root``'s subtree (root included) and whether the deadline hit.
 
     Uses the compiled walk (``blockdex._speedups``, the same rules over lexbor's nodes) when it
-    is built and reads this selectolax's tree correctly; :class:`_Walker` otherwise.
+    is built and reads this selectolax's tree correctly: its raw blocks are ``Block`` objects
+    whose index :func:`_number_blocks` sets. :class:`_Walker` (``_RawBlock``) otherwise.
     """
     walks = lexbor(compiled)
     if walks is not None:
-        return walks.walk(root.mem_id, cfg, source, id_offset, deadline, _RawBlock)
+        return walks.walk(root.mem_id, cfg, source, id_offset, deadline, Block)
     walker = _Walker(cfg, source, id_offset=id_offset, deadline=deadline)
     walker.walk(root)
     return walker.out, walker.timed_out
