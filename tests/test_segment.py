@@ -268,3 +268,34 @@ def test_noscript_holding_the_page_is_kept_and_a_tracking_noscript_dropped() -> 
     texts = [b.text for b in segment(html).blocks]
     assert texts[0].startswith("Post 0:") and len(texts) == 30
     assert all("enable JavaScript" not in t for t in texts)
+
+
+_JS_PIECES = st.sampled_from(
+    [
+        "document.write(",
+        "document.writeln(",
+        ".innerHTML = ",
+        ".innerHTML += ",
+        ".innerHTML",
+        '"',
+        "'",
+        "`",
+        "\\",
+        "<p>x</p>",
+        " ",
+        ";",
+        "el",
+        "document.write('",
+        ".innerHTML='a",
+    ]
+)
+
+
+@given(st.lists(_JS_PIECES, max_size=30).map("".join))
+@settings(max_examples=400, deadline=None)
+def test_html_writes_finds_what_the_regex_finds(code: str) -> None:
+    from blockdex import clean
+
+    fast = [(m.span(), m.groupdict()) for m in clean._html_writes(code)]
+    slow = [(m.span(), m.groupdict()) for m in clean._JS_HTML_WRITE_RE.finditer(code)]
+    assert fast == slow

@@ -119,6 +119,28 @@ _JS_HTML_WRITE_RE = re.compile(
     r"""(?:"(?P<s1>(?:[^"\\]++|\\.)++)"|'(?P<s2>(?:[^'\\]++|\\.)++)'|`(?P<s3>(?:[^`\\]++|\\.)++)`)""",
     re.S,
 )
+
+
+def _html_writes(code: str) -> Iterator[re.Match[str]]:
+    """``_JS_HTML_WRITE_RE.finditer(code)``: the regex tried only where one of its two literal
+    starts occurs (``str.find``), not at every position (an alternation has no literal prefix
+    for the regex engine to search for: 5.5x slower over the evaluation pages' scripts)."""
+    pos = 0
+    a = code.find("document.write")
+    b = code.find(".innerHTML")
+    while a >= 0 or b >= 0:
+        at = b if a < 0 or 0 <= b < a else a
+        m = _JS_HTML_WRITE_RE.match(code, at)
+        if m is not None:
+            yield m
+        pos = at + 1 if m is None else m.end()
+        # each literal is searched again only once the scan has passed it (linear overall)
+        if 0 <= a < pos:
+            a = code.find("document.write", pos)
+        if 0 <= b < pos:
+            b = code.find(".innerHTML", pos)
+
+
 # [^<>]: a '<' ends the candidate, so '<a<a<a…' without any '>' is scanned once, not n times.
 _HAS_TAG_RE = re.compile(r"<\s*[a-zA-Z][^<>]*>")
 
@@ -241,7 +263,7 @@ def _script_candidates(doc: Document, cfg: CleanConfig) -> Iterator[str]:
             if m:
                 yield from _prose_literals(code[m.end() :], cfg.min_rescued_chars)
             if "document.write" in code or ".innerHTML" in code:  # what the regex needs
-                for w in _JS_HTML_WRITE_RE.finditer(code):
+                for w in _html_writes(code):
                     literal = w.group("s1") or w.group("s2") or w.group("s3")
                     if len(literal) > cfg.max_js_string_chars:
                         continue

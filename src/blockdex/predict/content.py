@@ -217,6 +217,7 @@ class ContentPredictor:
                 f"no block looked like main content (best probability {probs.max():.2f} < "
                 f"{self.threshold:.2f}); use --predictor all to get the whole page",
             )
-        indices = [b.index for b, k in zip(page.blocks, keep, strict=True) if k]
-        scores = {b.index: float(p) for b, p in zip(page.blocks, probs, strict=True)}
+        ids = [b.index for b in page.blocks]
+        indices = [i for i, k in zip(ids, keep.tolist(), strict=True) if k]
+        scores = dict(zip(ids, probs.tolist(), strict=True))  # the same floats as float(p)
         return Selection.from_indices(indices, scores=scores, warnings=warnings)
