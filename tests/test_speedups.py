@@ -156,6 +156,22 @@ def test_compiled_walk_equals_python_on_hand_made_pages(
 
 
 @needs_compiled_walk
+@pytest.mark.parametrize("levels", [0, 1, 2, 3, 12])
+def test_compiled_walk_equals_python_at_any_path_depth(
+    levels: int, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cfg = dataclasses.replace(segment_module.DEFAULT_SEGMENT, max_path_levels=levels)
+    for path in _test_pages(data_dir):
+        doc = clean_document(parse_html(path.read_bytes()))
+        fast = segment_module.segment_document(doc, cfg)
+        with monkeypatch.context() as m:
+            m.setattr(segment_module, "compiled", None)
+            slow = segment_module.segment_document(doc, cfg)
+        assert _normalised(fast) == _normalised(slow)
+        assert levels < 2 or all(b.path.count(">") < levels for b in fast.blocks if b.tag != "img")
+
+
+@needs_compiled_walk
 def test_compiled_walk_equals_python_on_the_test_pages(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -298,22 +298,67 @@ cdef str _escape(str s):
 
 
 cdef str _own_attr_tokens(bd_node *node):
-    """Lower-cased class, id, role and itemprop values of an element (as segment.py)."""
+    """Lower-cased class, id, role and itemprop values of an element (as segment.py), read in
+    one pass over its attributes."""
+    cdef const unsigned char *vals[4]
+    cdef size_t lens[4]
+    cdef size_t n = 0
+    cdef const unsigned char *name
+    cdef int k
+    cdef void *attr = _attr_first(<void *> node)
+    vals[0] = vals[1] = vals[2] = vals[3] = NULL
+    while attr != NULL:
+        name = _attr_qname(attr, &n)
+        k = -1
+        if name != NULL:
+            if n == 5 and _ascii_ieq(<const unsigned char *> b"class", name, 5):
+                k = 0
+            elif n == 2 and _ascii_ieq(<const unsigned char *> b"id", name, 2):
+                k = 1
+            elif n == 4 and _ascii_ieq(<const unsigned char *> b"role", name, 4):
+                k = 2
+            elif n == 8 and _ascii_ieq(<const unsigned char *> b"itemprop", name, 8):
+                k = 3
+        if k >= 0 and vals[k] == NULL:  # the first such attribute, as _attr finds
+            vals[k] = _attr_value(attr, &lens[k])
+            if vals[k] == NULL:
+                vals[k] = <const unsigned char *> b""  # no value: as None, skipped below
+                lens[k] = 0
+        attr = _attr_next(attr)
     parts = []
-    for key in (b"class", b"id", b"role", b"itemprop"):
-        v = _attr(node, key)
-        if v:
-            parts.append(v)
+    for k in range(4):
+        if vals[k] != NULL and lens[k]:
+            parts.append(_decode(vals[k], lens[k]))
     if not parts:
         return ""
     joined = " ".join(parts) if len(parts) > 1 else parts[0]
     return joined[:200].lower()
 
 
+cdef str _path_append(str parent, Py_ssize_t m, str tag, Py_ssize_t max_levels, Py_ssize_t *levels):
+    """``">".join((*parent_tags[1 - max_levels :], tag))`` for the ``m`` tags ``parent`` joins
+    (tag names hold no ``>``); sets ``levels`` to the number of tags joined."""
+    cdef Py_ssize_t start = 1 - max_levels, first, k, pos = -1
+    if start < 0:  # the slice keeps the last max_levels - 1 tags
+        first = m + start if m + start > 0 else 0
+    else:
+        first = start if start < m else m
+    levels[0] = m - first + 1
+    if first == 0:
+        return parent + ">" + tag
+    if first == m:
+        return tag
+    for k in range(first):
+        pos = parent.find(">", pos + 1)
+    return parent[pos + 1 :] + ">" + tag
+
+
 @cython.trashcan(True)  # a deep chain of parent frames is freed without deep C recursion
 cdef class _CFrame:
     cdef str tag
-    cdef tuple chain, path, scope, _attrs, _ancestry
+    cdef tuple chain, scope, _attrs, _ancestry
+    cdef str path  # the tag path, '>'-joined (at most max_path_levels tags)
+    cdef Py_ssize_t path_levels  # how many tags it joins
     cdef int mode
     cdef list html, text, inline_stack
     cdef Py_ssize_t link_chars, n_links
@@ -339,7 +384,7 @@ cdef class _CFrame:
         """``(path, attrs)`` strings of the frame's blocks (the same for each of them)."""
         if self._ancestry is None:
             self._ancestry = (
-                ">".join(self.path), " | ".join([a for a in self.attrs(levels) if a])
+                self.path, " | ".join([a for a in self.attrs(levels) if a])
             )
         return self._ancestry
 
@@ -546,12 +591,14 @@ cdef class _CWalker:
 
     cdef void push_frame(self, bd_node *node, str tag, int mode) except *:
         cdef _CFrame parent = self.frames[-1] if self.frames else None
+        cdef Py_ssize_t levels
+        cdef str path
         cdef _CFrame frame = _CFrame.__new__(_CFrame)
         node_id = self.node_id(node)
         if parent is not None:
             self.flush(parent)
             chain = parent.chain
-            path = (*parent.path[1 - self.max_path_levels :], tag)
+            path = _path_append(parent.path, parent.path_levels, tag, self.max_path_levels, &levels)
             scope = (*parent.scope[1 - self.max_path_levels :], node_id)
             if chain and chain[-1][0] not in self.structural_tags:
                 chain = chain[:-1]
@@ -559,7 +606,8 @@ cdef class _CWalker:
                 mode = MODE_PRE
         else:
             chain = ()
-            path = (tag,)
+            path = tag
+            levels = 1
             scope = (node_id,)
         if (mode == MODE_ROW or tag == "caption") and self.table_ids:
             chain = (*chain, ("table", self.table_ids[-1]))
@@ -567,6 +615,7 @@ cdef class _CWalker:
         frame.chain = (*chain, (tag, node_id))
         frame.mode = mode
         frame.path = path
+        frame.path_levels = levels
         frame.node = node
         frame.parent = parent
         frame.scope = scope
