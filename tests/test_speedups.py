@@ -817,3 +817,11 @@ def test_compiled_numbering_equals_python_at_the_block_cap(
         m.setattr(segment_module, "compiled", None)
         slow = run()
     assert fast == slow
+
+
+@needs_compiled
+@given(st.text(max_size=300), st.integers(min_value=0, max_value=80))
+@settings(max_examples=500, deadline=None)
+def test_compiled_token_count_equals_the_regex(text: str, limit: int) -> None:
+    full = len(segment_module._TOKEN_RE.findall(text))
+    assert compiled.count_tokens_upto(text, limit) == (full if full <= limit else limit + 1)

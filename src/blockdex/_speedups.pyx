@@ -2266,3 +2266,38 @@ def deep_text(uintptr_t node_id):
         n = _following(n, top)
     data = b"".join(chunks)
     return _decode(<const unsigned char *> <const char *> data, len(data))
+
+
+# -- segmentation: token counts of long blocks -----------------------------------------------------
+
+cdef extern from "Python.h":
+    bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
+
+
+def count_tokens_upto(str text, Py_ssize_t limit):
+    """``len(re.findall(r"\\w+|[^\\w\\s]", text))`` (``blockdex.segment.count_tokens``), but
+    ``limit + 1`` as soon as the count passes ``limit``: runs of word characters (``\\w`` is
+    ``str.isalnum()`` or ``_``, as the regex engine has it) and single characters that are
+    neither word characters nor whitespace."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t i = 0, n = len(text), count = 0
+    cdef Py_UCS4 c
+    while i < n:
+        c = PyUnicode_READ(kind, data, i)
+        if c == 95 or Py_UNICODE_ISALNUM(c):
+            i += 1
+            while i < n:
+                c = PyUnicode_READ(kind, data, i)
+                if not (c == 95 or Py_UNICODE_ISALNUM(c)):
+                    break
+                i += 1
+        elif Py_UNICODE_ISSPACE(c):
+            i += 1
+            continue
+        else:
+            i += 1
+        count += 1
+        if count > limit:
+            return limit + 1
+    return count

@@ -183,7 +183,10 @@ def count_tokens(text: str) -> int:
 
 
 def _count_tokens_upto(text: str, limit: int) -> int:
-    """:func:`count_tokens`, but stops counting past ``limit`` (no token list for huge texts)."""
+    """:func:`count_tokens`, but stops counting past ``limit`` (no token list for huge texts):
+    a count above ``limit`` is some number above it."""
+    if compiled is not None:  # the same tokens counted in C, ``limit + 1`` once past the limit
+        return compiled.count_tokens_upto(text, limit)
     if len(text) <= 64 * limit:
         return len(_TOKEN_RE.findall(text))
     n = 0
