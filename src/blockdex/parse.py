@@ -182,7 +182,7 @@ def decode_html(
 
 def check_html_text(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> None:
     """Raise :class:`NotHTML`/:class:`EmptyInput` when decoded text cannot be a web page."""
-    if not text.strip():
+    if not text or text.isspace():  # (not text.strip(): no copy of the page)
         raise EmptyInput("input is empty: there is no HTML to extract from")
     sniff = text[: limits.sniff_bytes]
     controls = len(_CONTROL_RE.findall(sniff))
