@@ -640,6 +640,30 @@ def test_compiled_scope_columns_equal_python(monkeypatch: pytest.MonkeyPatch) ->
     np.testing.assert_array_equal(fast, slow)
 
 
+@needs_compiled
+@pytest.mark.parametrize("base", [0, 1 << 40, -(1 << 45), 1 << 70])
+def test_compiled_scope_columns_equal_python_for_any_ids(
+    base: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Synthetic scopes (shared, repeated and missing levels; ids past 64 bits take the object
+    loops): the compiled columns equal the Python ones."""
+    rng = np.random.default_rng(7)
+    blocks = []
+    for i in range(60):
+        depth = int(rng.integers(0, 7))
+        scope = tuple(base + int(rng.integers(0, 12)) * 7 + lv for lv in range(depth))
+        words = " ".join(["word"] * int(rng.integers(0, 40)))
+        blocks.append(Block(index=i, tag="p", html=words, text=words, scope=scope,
+                            path=f"body>div>p{i % 4}"))  # fmt: skip
+    page = Page(blocks=tuple(blocks), title="t")
+    fast = block_features(page)
+    with monkeypatch.context() as m:
+        m.setattr(features_module, "compiled", None)
+        slow = block_features(page)
+    np.testing.assert_array_equal(fast, slow)
+    assert fast.shape[0] == 60
+
+
 _spacey = st.lists(
     st.sampled_from(
         [

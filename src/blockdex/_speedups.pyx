@@ -1426,9 +1426,151 @@ def number_run(
 
 # -- per-block feature columns from the blocks' scopes ---------------------------------------------
 
+cdef extern from "Python.h":
+    long long PyLong_AsLongLongAndOverflow(object obj, int *overflow) except? -1
+
+
+cdef inline Py_ssize_t _id_slot(
+    const long long *keys, const char *used, Py_ssize_t mask, long long key
+) noexcept nogil:
+    """The slot of ``key`` in an open-addressing table (its own, or the empty one it goes to)."""
+    cdef unsigned long long h = <unsigned long long> key * 0x9E3779B97F4A7C15ULL
+    cdef Py_ssize_t k = <Py_ssize_t> ((h >> 17) & <unsigned long long> mask)
+    while used[k] and keys[k] != key:
+        k = (k + 1) & mask
+    return k
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def scope_columns(
+    tuple blocks,
+    const Py_ssize_t[::1] path_of,
+    const double[::1] good_words,
+    double total_good,
+    tuple repeat_levels,
+    tuple scope_levels,
+    double main_share,
+    double[:, ::1] repeat_counts,
+    float[:, ::1] scope_share,
+    float[::1] in_main,
+):
+    """``blockdex.features._scope_columns``'s loops, filling its three output arrays.
+
+    The scopes' element ids are numbered densely through a C hash table, so the per-container
+    sums and the distinct-container counts are array work, not Python dicts and sets; the sums
+    are the same additions in the same order. Ids beyond 64 bits (never, for node addresses)
+    take :func:`_scope_columns_objects`, the same loops over Python objects."""
+    cdef Py_ssize_t i, j, k, n = len(blocks), total = 0, size, mask, slot, d, n_ids = 0
+    cdef Py_ssize_t n_paths = 0, n_rep = len(repeat_levels), n_lv = len(scope_levels)
+    cdef Py_ssize_t n_sc, depth, best_depth = -1, start, key_id, main = -1
+    cdef int overflow = 0
+    cdef long long v
+    cdef double threshold
+    cdef tuple sc
+    for i in range(n):
+        if path_of[i] < 0:
+            raise ValueError("negative path id")
+        if path_of[i] >= n_paths:
+            n_paths = path_of[i] + 1
+    scopes = [b.scope for b in blocks]
+    for i in range(n):
+        total += len(<tuple> scopes[i])
+    offsets = np.zeros(n + 1, dtype=np.intp)
+    dense = np.empty(max(total, 1), dtype=np.intp)
+    cdef Py_ssize_t[::1] off = offsets
+    cdef Py_ssize_t[::1] ids = dense
+    size = 8
+    while size < 2 * total + 2:
+        size *= 2
+    mask = size - 1
+    keys_arr = np.empty(size, dtype=np.int64)
+    used_arr = np.zeros(size, dtype=np.int8)
+    slot_id_arr = np.empty(size, dtype=np.intp)
+    cdef long long[::1] keys = keys_arr
+    cdef signed char[::1] used = used_arr
+    cdef Py_ssize_t[::1] slot_id = slot_id_arr
+    # 1. dense ids of the scope elements, in order of first appearance
+    for i in range(n):
+        sc = <tuple> scopes[i]
+        d = off[i]
+        for k in range(len(sc)):
+            v = PyLong_AsLongLongAndOverflow(sc[k], &overflow)
+            if overflow:
+                return _scope_columns_objects(
+                    blocks, path_of, good_words, total_good, repeat_levels, scope_levels,
+                    main_share, repeat_counts, scope_share, in_main,
+                )
+            slot = _id_slot(&keys[0], <const char *> &used[0], mask, v)
+            if not used[slot]:
+                used[slot] = 1
+                keys[slot] = v
+                slot_id[slot] = n_ids
+                n_ids += 1
+            ids[d] = slot_id[slot]
+            d += 1
+        off[i + 1] = d
+    # 2. distinct containers k levels up per tag-path group (-1: the block has none so high)
+    pair_size = 8
+    while pair_size < 2 * n + 2:
+        pair_size *= 2
+    pair_keys_arr = np.empty(pair_size, dtype=np.int64)
+    pair_used_arr = np.zeros(pair_size, dtype=np.int8)
+    counts_arr = np.zeros(max(n_paths, 1), dtype=np.intp)
+    cdef long long[::1] pair_keys = pair_keys_arr
+    cdef signed char[::1] pair_used = pair_used_arr
+    cdef Py_ssize_t[::1] counts = counts_arr
+    cdef Py_ssize_t pmask = pair_size - 1
+    cdef long long pair
+    for j in range(n_rep):
+        k = repeat_levels[j]
+        pair_used[:] = 0
+        counts[:] = 0
+        for i in range(n):
+            n_sc = off[i + 1] - off[i]
+            key_id = ids[off[i + 1] - 1 - k] if n_sc > k else -1
+            pair = <long long> path_of[i] * (n_ids + 1) + (key_id + 1)
+            slot = _id_slot(&pair_keys[0], <const char *> &pair_used[0], pmask, pair)
+            if not pair_used[slot]:
+                pair_used[slot] = 1
+                pair_keys[slot] = pair
+                counts[path_of[i]] += 1
+        for i in range(n):
+            repeat_counts[i, j] = counts[path_of[i]]
+    # 3. prose words per container, summed block by block in page order
+    words_arr = np.zeros(max(n_ids, 1), dtype=np.float64)
+    cdef double[::1] words = words_arr
+    for i in range(n):
+        if good_words[i]:
+            for d in range(off[i], off[i + 1]):
+                words[ids[d]] = words[ids[d]] + good_words[i]
+    # 4. the main container: the deepest holding main_share of the prose (first such)
+    threshold = main_share * total_good
+    for i in range(n):
+        if good_words[i] == 0:
+            continue
+        depth = 0
+        for d in range(off[i], off[i + 1]):
+            if depth > best_depth and words[ids[d]] >= threshold:
+                best_depth = depth
+                main = ids[d]
+            depth += 1
+    for i in range(n):
+        n_sc = off[i + 1] - off[i]
+        for j in range(n_lv):
+            k = scope_levels[j]
+            if n_sc > k:
+                scope_share[i, j] = words[ids[off[i + 1] - 1 - k]] / total_good
+        if main >= 0:
+            for d in range(off[i], off[i + 1]):
+                if ids[d] == main:
+                    in_main[i] = 1.0
+                    break
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _scope_columns_objects(
     tuple blocks,
     const Py_ssize_t[::1] path_of,
     const double[::1] good_words,
