@@ -849,3 +849,12 @@ def test_compiled_numbering_equals_python_at_the_block_cap(
 def test_compiled_token_count_equals_the_regex(text: str, limit: int) -> None:
     full = len(segment_module._TOKEN_RE.findall(text))
     assert compiled.count_tokens_upto(text, limit) == (full if full <= limit else limit + 1)
+
+
+@needs_compiled
+@given(
+    st.text(alphabet=st.sampled_from(["a", "\x00", "\u2019", "\U0001f600", "\xe9"]), max_size=9000)
+)
+@settings(max_examples=300, deadline=None)
+def test_compiled_nul_check_equals_in(text: str) -> None:
+    assert compiled.has_nul(text) == ("\x00" in text)

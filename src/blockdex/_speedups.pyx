@@ -2443,3 +2443,51 @@ def count_tokens_upto(str text, Py_ssize_t limit):
         if count > limit:
             return limit + 1
     return count
+
+
+# -- parse: NUL characters -------------------------------------------------------------------------
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef bint _has_zero_2byte(const unsigned short *p, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i = 0, j, end
+    cdef unsigned int acc
+    while i < n:
+        end = i + 4096 if i + 4096 < n else n
+        acc = 0
+        for j in range(i, end):  # no early exit inside a chunk: the compiler vectorises it
+            acc |= p[j] == 0
+        if acc:
+            return True
+        i = end
+    return False
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef bint _has_zero_4byte(const unsigned int *p, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i = 0, j, end
+    cdef unsigned int acc
+    while i < n:
+        end = i + 4096 if i + 4096 < n else n
+        acc = 0
+        for j in range(i, end):
+            acc |= p[j] == 0
+        if acc:
+            return True
+        i = end
+    return False
+
+
+def has_nul(str text):
+    """``"\\x00" in text``. CPython finds a character in two-byte text with memchr on its low
+    byte, and NUL is the high byte of every ASCII character: ~60x slower than in one-byte
+    text (244 µs for 300,000 characters here); this checks each character, in chunks."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t n = len(text)
+    if kind == PyUnicode_1BYTE_KIND:
+        return memchr(data, 0, n) != NULL
+    if kind == PyUnicode_2BYTE_KIND:
+        return _has_zero_2byte(<const unsigned short *> data, n)
+    return _has_zero_4byte(<const unsigned int *> data, n)

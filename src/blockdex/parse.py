@@ -424,7 +424,7 @@ def parse_html(
     else:
         raise TypeError(f"html must be str or bytes, not {type(html).__name__}")
     check_html_text(text, limits)
-    if "\x00" in text:
+    if compiled.has_nul(text) if compiled is not None else "\x00" in text:
         text = text.replace("\x00", "\ufffd")
     tree, text, warnings = parse_bounded(text, limits)
     repaired = repair_swallowed_markup(tree, text, limits)
