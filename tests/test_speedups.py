@@ -303,10 +303,10 @@ def test_noise_scan_lists_every_tag_and_every_page_the_hidden_query_matches(
     data_dir: Path,
 ) -> None:
     tree = parse_html("<div><SVG><path/></SVG><my-el>x</my-el><Script>1</Script></div>").tree
-    names, may_hide = compiled.noise_scan(tree.root.mem_id)
+    names, may_hide, may_keep = compiled.noise_scan(tree.root.mem_id, 1000)
     assert {n.tag.lower() for n in tree.root.traverse() if not n.tag.startswith("-")} <= names
     assert {"svg", "my-el", "script", "head", "body", "html"} <= names
-    assert not may_hide
+    assert not may_hide and not may_keep
     pages: list[str | bytes] = [p.read_bytes() for p in _test_pages(data_dir)]
     pages += [c.data for c in corpus.cases(fast=True)]
     pages += [
@@ -314,8 +314,10 @@ def test_noise_scan_lists_every_tag_and_every_page_the_hidden_query_matches(
         "<p HIDDEN>b</p>",
         '<span style="visibility:hidden">c</span>',
         "<form><input type=HIDDEN name=x></form>",
+        "<body><noscript>" + "<b>x</b>" * 600 + "</noscript>",  # 600 characters, 1,199 joined
+        "<body><p>a</p><noscript><p>" + "words " * 200 + "</p></noscript>",
     ]
-    matched = 0
+    matched = kept = 0
     for html in pages:
         try:
             tree = parse_html(html).tree
@@ -323,8 +325,14 @@ def test_noise_scan_lists_every_tag_and_every_page_the_hidden_query_matches(
             continue
         if tree.css(clean_module.HIDDEN_SELECTOR):  # a superset: no page that matches is missed
             matched += 1
-            assert compiled.noise_scan(tree.root.mem_id)[1]
-    assert matched >= 4
+            assert compiled.noise_scan(tree.root.mem_id, 1000)[1]
+        big = [
+            n for n in tree.css("noscript") if len(n.text(deep=True, separator=" ").strip()) >= 1000
+        ]
+        if big:  # a noscript the cleaner keeps as content: never ruled out
+            kept += 1
+            assert compiled.noise_scan(tree.root.mem_id, 1000)[2]
+    assert matched >= 4 and kept >= 2
 
 
 _random_html = importlib.import_module("tests.test_segment")._html()

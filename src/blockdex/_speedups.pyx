@@ -2122,32 +2122,56 @@ cdef bint _may_hide(bd_node *node):
     return False
 
 
-def noise_scan(uintptr_t root_id):
+cdef bint _holds_text(bd_node *top, Py_ssize_t min_chars):
+    """Whether ``top``'s subtree may hold ``min_chars`` characters of text joined with one
+    separator between text nodes (UTF-8 bytes plus one per text node: never fewer)."""
+    cdef bd_node *n = _following(top, top)
+    cdef Py_ssize_t total = 0
+    while n != NULL:
+        if n.type == NODE_TEXT:
+            total += <Py_ssize_t> (<bd_chardata *> n).data.length + 1
+            if total >= min_chars:
+                return True
+        n = _following(n, top)
+    return False
+
+
+def noise_scan(uintptr_t root_id, Py_ssize_t noscript_min_chars):
     """One walk over the subtree at ``root_id`` (a ``mem_id``), the root included, for noise
-    removal: ``(names, may_hide)`` — the lower-cased names of its elements (``strip_tags`` need
-    only search for the names present) and whether an element may match
+    removal: ``(names, may_hide, may_keep)`` — the lower-cased names of its elements
+    (``strip_tags`` need only search for the names present), whether an element may match
     ``blockdex.clean.HIDDEN_SELECTOR`` (an ``input``, or see :func:`_may_hide`; False rules
-    the CSS query out). Call only when :func:`lexbor_ready` is True."""
+    the CSS query out) and whether a ``<noscript>`` may hold ``noscript_min_chars`` characters
+    of text (see :func:`_holds_text`; False: none is kept as content). Call only when
+    :func:`lexbor_ready` is True."""
     cdef bd_node *root = <bd_node *> root_id
     cdef bd_node *node = root
-    cdef set seen = set()
+    cdef unsigned char state[SMALL_TAG_IDS]  # by tag id: 0 unseen, 1 noscript, 2 other
     cdef set names = set()
-    cdef bint may_hide = False
+    cdef bint may_hide = False, may_keep = False, is_noscript
+    memset(state, 0, SMALL_TAG_IDS)
     while node != NULL:
         if node.type == NODE_ELEMENT:
-            if node.prefix != 0:
+            if node.prefix == 0 and node.local_name < SMALL_TAG_IDS:
+                if state[node.local_name] == 0:
+                    name = _tag(node)
+                    if name is not None:
+                        name = name.lower()
+                        names.add(name)
+                    state[node.local_name] = 1 if name == "noscript" else 2
+                is_noscript = state[node.local_name] == 1
+            else:
                 name = _tag(node)
                 if name is not None:
-                    names.add(name.lower())
-            elif node.local_name not in seen:
-                seen.add(node.local_name)
-                name = _tag(node)
-                if name is not None:
-                    names.add(name.lower())
+                    name = name.lower()
+                    names.add(name)
+                is_noscript = name == "noscript"
             if not may_hide and _may_hide(node):
                 may_hide = True
+            if is_noscript and not may_keep and _holds_text(node, noscript_min_chars):
+                may_keep = True
         node = _following(node, root)
-    return names, may_hide or "input" in names
+    return names, may_hide or "input" in names, may_keep
 
 
 from libc.string cimport memset

@@ -349,16 +349,19 @@ def keep_content_noscripts(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> i
 def drop_noise(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> None:
     """Remove noise elements, hidden elements and comments from the tree, in place."""
     tree = doc.tree
-    if cfg.noscript_content_chars:
-        keep_content_noscripts(doc, cfg)
     tags = list(NOISE_TAGS)
-    may_hide = True
+    may_hide = may_keep = True
     walks = lexbor(compiled)
     if walks is not None and tree.root is not None:
-        # strip_tags searches the whole tree once per name: search only for the names present;
-        # the CSS query for hidden elements runs only if an element may match it
-        present, may_hide = walks.noise_scan(tree.root.mem_id)
+        # One walk before any change. strip_tags searches the whole tree once per name: search
+        # only for the names present (unwrapping a noscript below only removes names); the CSS
+        # queries for content noscripts and hidden elements run only if something may match.
+        present, may_hide, may_keep = walks.noise_scan(
+            tree.root.mem_id, cfg.noscript_content_chars
+        )
         tags = [t for t in tags if t in present]
+    if cfg.noscript_content_chars and may_keep:
+        keep_content_noscripts(doc, cfg)
     if tags:
         tree.strip_tags(tags, recursive=True)
     if may_hide:
