@@ -356,9 +356,7 @@ def drop_noise(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> None:
         # One walk before any change. strip_tags searches the whole tree once per name: search
         # only for the names present (unwrapping a noscript below only removes names); the CSS
         # queries for content noscripts and hidden elements run only if something may match.
-        present, may_hide, may_keep = walks.noise_scan(
-            tree.root.mem_id, cfg.noscript_content_chars
-        )
+        present, may_hide, may_keep = walks.noise_scan(tree.root.mem_id, cfg.noscript_content_chars)
         tags = [t for t in tags if t in present]
     if cfg.noscript_content_chars and may_keep:
         keep_content_noscripts(doc, cfg)
