@@ -105,18 +105,11 @@ def test_a_selected_row_brings_its_table_header_back() -> None:
 
 
 def test_markdown_converter_built_once_matches_the_public_api() -> None:
-    from html_to_markdown import ConversionOptions, convert
+    from html_to_markdown import convert
 
-    from blockdex.render import _markdown_converter
+    from blockdex.render import _markdown_converter, markdown_options
 
-    options = ConversionOptions(
-        heading_style="atx",
-        code_block_style="backticks",
-        extract_metadata=False,
-        escape_asterisks=False,
-        escape_underscores=False,
-        escape_misc=False,
-    )
+    options = markdown_options()
     pages = [PAGE] + [p.read_text(encoding="utf-8") for p in sorted(DATA.glob("pages/*.html"))]
     assert len(pages) > 3
     for html in pages:

@@ -2473,29 +2473,13 @@ def count_tokens_upto(str text, Py_ssize_t limit):
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-cdef bint _has_zero_2byte(const unsigned short *p, Py_ssize_t n) noexcept nogil:
+cdef bint _has_zero(const _char_t *p, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t i = 0, j, end
     cdef unsigned int acc
     while i < n:
         end = i + 4096 if i + 4096 < n else n
         acc = 0
         for j in range(i, end):  # no early exit inside a chunk: the compiler vectorises it
-            acc |= p[j] == 0
-        if acc:
-            return True
-        i = end
-    return False
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-cdef bint _has_zero_4byte(const unsigned int *p, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t i = 0, j, end
-    cdef unsigned int acc
-    while i < n:
-        end = i + 4096 if i + 4096 < n else n
-        acc = 0
-        for j in range(i, end):
             acc |= p[j] == 0
         if acc:
             return True
@@ -2513,5 +2497,5 @@ def has_nul(str text):
     if kind == PyUnicode_1BYTE_KIND:
         return memchr(data, 0, n) != NULL
     if kind == PyUnicode_2BYTE_KIND:
-        return _has_zero_2byte(<const unsigned short *> data, n)
-    return _has_zero_4byte(<const unsigned int *> data, n)
+        return _has_zero(<const unsigned short *> data, n)
+    return _has_zero(<const unsigned int *> data, n)

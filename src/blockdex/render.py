@@ -14,6 +14,21 @@ from blockdex.page import Page, Selection
 FORMATS = ("markdown", "text", "html", "json")
 
 
+def markdown_options() -> Any:
+    """html-to-markdown's options for blockdex's Markdown: ATX headings, fenced code, no
+    escaping of ``*``, ``_`` and other marks (the text is the page's, not Markdown source)."""
+    from html_to_markdown import ConversionOptions
+
+    return ConversionOptions(
+        heading_style="atx",
+        code_block_style="backticks",
+        extract_metadata=False,
+        escape_asterisks=False,
+        escape_underscores=False,
+        escape_misc=False,
+    )
+
+
 @lru_cache(maxsize=1)
 def _markdown_converter() -> Callable[[str], str]:
     """``html -> markdown`` with blockdex's options, built once.
@@ -22,16 +37,9 @@ def _markdown_converter() -> Callable[[str], str]:
     call (~0.1 ms, a tenth of a small page's conversion); the native call with options built once
     gives the same Markdown. The public API is used when the native one is not where expected.
     """
-    from html_to_markdown import ConversionOptions, convert
+    from html_to_markdown import convert
 
-    options = ConversionOptions(
-        heading_style="atx",
-        code_block_style="backticks",
-        extract_metadata=False,
-        escape_asterisks=False,
-        escape_underscores=False,
-        escape_misc=False,
-    )
+    options = markdown_options()
     try:
         from html_to_markdown._html_to_markdown import convert as native_convert
         from html_to_markdown.api import _to_rust_conversion_options
