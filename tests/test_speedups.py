@@ -653,8 +653,8 @@ def test_compiled_scope_columns_equal_python(monkeypatch: pytest.MonkeyPatch) ->
 def test_compiled_scope_columns_equal_python_for_any_ids(
     base: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Synthetic scopes (shared, repeated and missing levels; ids past 64 bits take the object
-    loops): the compiled columns equal the Python ones."""
+    """Synthetic scopes (shared, repeated and missing levels; ids past 64 bits make the
+    compiled pass give way to the Python loops): the columns equal the Python ones."""
     rng = np.random.default_rng(7)
     blocks = []
     for i in range(60):

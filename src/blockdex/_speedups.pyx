@@ -1459,8 +1459,8 @@ def scope_columns(
 
     The scopes' element ids are numbered densely through a C hash table, so the per-container
     sums and the distinct-container counts are array work, not Python dicts and sets; the sums
-    are the same additions in the same order. Ids beyond 64 bits (never, for node addresses)
-    take :func:`_scope_columns_objects`, the same loops over Python objects."""
+    are the same additions in the same order. An id beyond 64 bits (never, for node addresses)
+    raises OverflowError before any output is written."""
     cdef Py_ssize_t i, j, k, n = len(blocks), total = 0, size, mask, slot, d, n_ids = 0
     cdef Py_ssize_t n_paths = 0, n_rep = len(repeat_levels), n_lv = len(scope_levels)
     cdef Py_ssize_t n_sc, depth, best_depth = -1, start, key_id, main = -1
@@ -1496,11 +1496,8 @@ def scope_columns(
         d = off[i]
         for k in range(len(sc)):
             v = PyLong_AsLongLongAndOverflow(sc[k], &overflow)
-            if overflow:
-                return _scope_columns_objects(
-                    blocks, path_of, good_words, total_good, repeat_levels, scope_levels,
-                    main_share, repeat_counts, scope_share, in_main,
-                )
+            if overflow:  # before anything is written: the caller runs its own loops
+                raise OverflowError("a scope element id does not fit 64 bits")
             slot = _id_slot(&keys[0], <const char *> &used[0], mask, v)
             if not used[slot]:
                 used[slot] = 1
@@ -1566,72 +1563,6 @@ def scope_columns(
                 if ids[d] == main:
                     in_main[i] = 1.0
                     break
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-def _scope_columns_objects(
-    tuple blocks,
-    const Py_ssize_t[::1] path_of,
-    const double[::1] good_words,
-    double total_good,
-    tuple repeat_levels,
-    tuple scope_levels,
-    double main_share,
-    double[:, ::1] repeat_counts,
-    float[:, ::1] scope_share,
-    float[::1] in_main,
-):
-    """``blockdex.features._scope_columns``'s loops, filling its three output arrays."""
-    cdef Py_ssize_t i, j, n = len(blocks), n_sc, depth, best_depth = -1, k
-    cdef double gw
-    cdef tuple sc
-    cdef dict container_words = {}
-    cdef list seen
-    cdef Py_ssize_t n_paths = 0, pid
-    scopes = [b.scope for b in blocks]
-    for i in range(n):
-        if path_of[i] < 0:
-            raise ValueError("negative path id")
-        if path_of[i] >= n_paths:
-            n_paths = path_of[i] + 1
-    for j in range(len(repeat_levels)):
-        k = repeat_levels[j]
-        seen = [None] * n_paths  # per tag-path id: the distinct ancestors k levels up
-        for i in range(n):
-            sc = scopes[i]
-            pid = path_of[i]
-            members = seen[pid]
-            if members is None:
-                members = seen[pid] = set()
-            members.add(sc[len(sc) - 1 - k] if len(sc) > k else None)
-        for i in range(n):
-            repeat_counts[i, j] = len(seen[path_of[i]])
-    for i in range(n):
-        gw = good_words[i]
-        if gw:
-            for sid in <tuple> scopes[i]:
-                container_words[sid] = container_words.get(sid, 0.0) + gw
-    main_id = None
-    threshold = main_share * total_good
-    for i in range(n):
-        if good_words[i] == 0:
-            continue
-        depth = 0
-        for sid in <tuple> scopes[i]:
-            if depth > best_depth and container_words[sid] >= threshold:
-                best_depth = depth
-                main_id = sid
-            depth += 1
-    for i in range(n):
-        sc = scopes[i]
-        n_sc = len(sc)
-        for j in range(len(scope_levels)):
-            k = scope_levels[j]
-            if n_sc > k:
-                scope_share[i, j] = container_words.get(sc[n_sc - 1 - k], 0.0) / total_good
-        if main_id is not None and main_id in sc:
-            in_main[i] = 1.0
 
 
 def squash(str s):

@@ -366,11 +366,14 @@ def _scope_columns(
     scope_share = np.zeros((n, len(SCOPE_LEVELS)), dtype=np.float32)
     in_main = np.zeros(n, dtype=np.float32)
     if compiled is not None:
-        compiled.scope_columns(
-            blocks, path_of, good_words, total_good, REPEAT_LEVELS, SCOPE_LEVELS,
-            MAIN_CONTAINER_SHARE, repeat_counts, scope_share, in_main,
-        )  # fmt: skip
-        return repeat_counts, scope_share, in_main
+        try:
+            compiled.scope_columns(
+                blocks, path_of, good_words, total_good, REPEAT_LEVELS, SCOPE_LEVELS,
+                MAIN_CONTAINER_SHARE, repeat_counts, scope_share, in_main,
+            )  # fmt: skip
+            return repeat_counts, scope_share, in_main
+        except OverflowError:  # an element id past 64 bits (never a node address): loops below
+            pass
     for j, k in enumerate(REPEAT_LEVELS):
         seen: dict[int, set[object]] = {}
         for pid, b in zip(path_of, blocks, strict=True):
