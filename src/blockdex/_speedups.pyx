@@ -161,20 +161,29 @@ cdef inline bint _ascii_ieq(const unsigned char *a, const unsigned char *b, size
     return True
 
 
-cdef str _attr(bd_node *node, bytes key):
-    """What ``LexborNode.attrs.get(key)`` gives for an element (same lookup as selectolax's)."""
+cdef void *_find_attr(bd_node *node, bytes key):
+    """The element's first attribute named ``key`` (ASCII case ignored), or NULL."""
     cdef size_t n = 0, k = len(key)
     cdef const unsigned char *ckey = key
     cdef const unsigned char *name
-    cdef const unsigned char *value
     cdef void *attr = _attr_first(<void *> node)
     while attr != NULL:
         name = _attr_qname(attr, &n)
         if name != NULL and n == k and _ascii_ieq(ckey, name, k):
-            value = _attr_value(attr, &n)
-            return _decode(value, n) if value != NULL else None
+            return attr
         attr = _attr_next(attr)
-    return None
+    return NULL
+
+
+cdef str _attr(bd_node *node, bytes key):
+    """What ``LexborNode.attrs.get(key)`` gives for an element (same lookup as selectolax's)."""
+    cdef size_t n = 0
+    cdef const unsigned char *value
+    cdef void *attr = _find_attr(node, key)
+    if attr == NULL:
+        return None
+    value = _attr_value(attr, &n)
+    return _decode(value, n) if value != NULL else None
 
 
 cdef str _text(bd_node *node):
@@ -2193,33 +2202,19 @@ def path_rows(list paths, tuple path_tags, float[:, ::1] out):
 # -- metadata: the page's meta and link elements ----------------------------------------------------
 
 cdef bint _has_attr(bd_node *node, bytes key):
-    cdef size_t n = 0, k = len(key)
-    cdef const unsigned char *ckey = key
-    cdef const unsigned char *name
-    cdef void *attr = _attr_first(<void *> node)
-    while attr != NULL:
-        name = _attr_qname(attr, &n)
-        if name != NULL and n == k and _ascii_ieq(ckey, name, k):
-            return True
-        attr = _attr_next(attr)
-    return False
+    return _find_attr(node, key) != NULL
 
 
 cdef bint _attr_is(bd_node *node, bytes key, bytes value):
     """Whether the element's ``key`` attribute equals ``value`` ignoring ASCII case (how
     lexbor's CSS matches ``[key="value"]`` on an HTML element)."""
-    cdef size_t n = 0, k = len(key), m = len(value)
-    cdef const unsigned char *ckey = key
-    cdef const unsigned char *name
+    cdef size_t n = 0, m = len(value)
     cdef const unsigned char *v
-    cdef void *attr = _attr_first(<void *> node)
-    while attr != NULL:
-        name = _attr_qname(attr, &n)
-        if name != NULL and n == k and _ascii_ieq(ckey, name, k):
-            v = _attr_value(attr, &n)
-            return v != NULL and n == m and _ascii_ieq(<const unsigned char *> value, v, m)
-        attr = _attr_next(attr)
-    return False
+    cdef void *attr = _find_attr(node, key)
+    if attr == NULL:
+        return False
+    v = _attr_value(attr, &n)
+    return v != NULL and n == m and _ascii_ieq(<const unsigned char *> value, v, m)
 
 
 cdef enum:
