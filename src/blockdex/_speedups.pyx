@@ -868,7 +868,7 @@ def walk(root_id, cfg, source, id_offset, deadline, block_cls):
 from cpython.unicode cimport PyUnicode_KIND, PyUnicode_DATA, PyUnicode_READ
 
 
-from libc.string cimport memchr
+from libc.string cimport memchr, memset
 
 cdef extern from "string.h":
     void *memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len) nogil
@@ -2039,6 +2039,57 @@ def context_matrix(
 
 # -- noise removal: which tags a page has ----------------------------------------------------------
 
+@cython.final
+cdef class _TagKinds:
+    """An element's kind by its lower-cased tag name (``kinds``; 0 for other names), looked up
+    once per lexbor tag id (elements with a prefix or a large id: every time). ``names``, when
+    given, collects every name looked up."""
+    cdef unsigned char state[SMALL_TAG_IDS]  # kind + 1 by tag id; 0: not looked up yet
+    cdef dict kinds
+    cdef set names
+
+    def __cinit__(self, dict kinds, set names=None):
+        memset(self.state, 0, SMALL_TAG_IDS)
+        self.kinds = kinds
+        self.names = names
+
+    cdef inline int of(self, bd_node *node) except -1:
+        cdef int kind
+        if node.prefix == 0 and node.local_name < SMALL_TAG_IDS:
+            kind = self.state[node.local_name]
+            if kind:
+                return kind - 1
+            kind = self.lookup(node)
+            self.state[node.local_name] = kind + 1
+            return kind
+        return self.lookup(node)
+
+    cdef int lookup(self, bd_node *node) except -1:
+        name = _tag(node)
+        if name is None:
+            return 0
+        name = name.lower()
+        if self.names is not None:
+            self.names.add(name)
+        return self.kinds.get(name, 0)
+
+
+cdef Py_ssize_t _text_nodes(bd_node *top, size_t *total, bd_chardata **last) noexcept:
+    """How many text nodes with text lie below ``top``; ``total`` gets their UTF-8 bytes and
+    ``last`` the last of them (NULL when none)."""
+    cdef bd_node *n = _following(top, top)
+    cdef Py_ssize_t parts = 0
+    total[0] = 0
+    last[0] = NULL
+    while n != NULL:
+        if n.type == NODE_TEXT and (<bd_chardata *> n).data.data != NULL:
+            total[0] += (<bd_chardata *> n).data.length
+            last[0] = <bd_chardata *> n
+            parts += 1
+        n = _following(n, top)
+    return parts
+
+
 cdef bint _may_hide(bd_node *node):
     """Whether the element could match ``blockdex.clean.HIDDEN_SELECTOR``: it has a ``hidden``
     attribute or a ``style`` that mentions display or visibility (a superset: the CSS query
@@ -2065,15 +2116,10 @@ cdef bint _may_hide(bd_node *node):
 cdef bint _holds_text(bd_node *top, Py_ssize_t min_chars):
     """Whether ``top``'s subtree may hold ``min_chars`` characters of text joined with one
     separator between text nodes (UTF-8 bytes plus one per text node: never fewer)."""
-    cdef bd_node *n = _following(top, top)
-    cdef Py_ssize_t total = 0
-    while n != NULL:
-        if n.type == NODE_TEXT:
-            total += <Py_ssize_t> (<bd_chardata *> n).data.length + 1
-            if total >= min_chars:
-                return True
-        n = _following(n, top)
-    return False
+    cdef size_t total
+    cdef bd_chardata *last
+    cdef Py_ssize_t parts = _text_nodes(top, &total, &last)
+    return <Py_ssize_t> total + parts >= min_chars
 
 
 def noise_scan(uintptr_t root_id, Py_ssize_t noscript_min_chars):
@@ -2086,35 +2132,18 @@ def noise_scan(uintptr_t root_id, Py_ssize_t noscript_min_chars):
     :func:`lexbor_ready` is True."""
     cdef bd_node *root = <bd_node *> root_id
     cdef bd_node *node = root
-    cdef unsigned char state[SMALL_TAG_IDS]  # by tag id: 0 unseen, 1 noscript, 2 other
     cdef set names = set()
-    cdef bint may_hide = False, may_keep = False, is_noscript
-    memset(state, 0, SMALL_TAG_IDS)
+    cdef _TagKinds kinds = _TagKinds({"noscript": 1}, names)
+    cdef bint may_hide = False, may_keep = False
     while node != NULL:
         if node.type == NODE_ELEMENT:
-            if node.prefix == 0 and node.local_name < SMALL_TAG_IDS:
-                if state[node.local_name] == 0:
-                    name = _tag(node)
-                    if name is not None:
-                        name = name.lower()
-                        names.add(name)
-                    state[node.local_name] = 1 if name == "noscript" else 2
-                is_noscript = state[node.local_name] == 1
-            else:
-                name = _tag(node)
-                if name is not None:
-                    name = name.lower()
-                    names.add(name)
-                is_noscript = name == "noscript"
+            if kinds.of(node) == 1 and not may_keep and _holds_text(node, noscript_min_chars):
+                may_keep = True
             if not may_hide and _may_hide(node):
                 may_hide = True
-            if is_noscript and not may_keep and _holds_text(node, noscript_min_chars):
-                may_keep = True
         node = _following(node, root)
     return names, may_hide or "input" in names, may_keep
 
-
-from libc.string cimport memset
 
 
 def swallow_suspects(uintptr_t root_id, frozenset names, Py_ssize_t min_bytes):
@@ -2124,30 +2153,14 @@ def swallow_suspects(uintptr_t root_id, frozenset names, Py_ssize_t min_bytes):
     Call only when :func:`lexbor_ready` is True."""
     cdef bd_node *root = <bd_node *> root_id
     cdef bd_node *node = root
-    cdef bd_node *n
-    cdef unsigned char state[SMALL_TAG_IDS]  # by tag id: 0 not looked up, 1 named, 2 not
-    cdef bint named
+    cdef _TagKinds kinds = _TagKinds(dict.fromkeys(names, 1))
     cdef size_t total
-    memset(state, 0, SMALL_TAG_IDS)
+    cdef bd_chardata *last
     while node != NULL:
-        if node.type == NODE_ELEMENT:
-            if node.prefix == 0 and node.local_name < SMALL_TAG_IDS:
-                if state[node.local_name] == 0:
-                    name = _tag(node)
-                    state[node.local_name] = 1 if name is not None and name.lower() in names else 2
-                named = state[node.local_name] == 1
-            else:
-                name = _tag(node)
-                named = name is not None and name.lower() in names
-            if named:
-                total = 0
-                n = _following(node, node)
-                while n != NULL:
-                    if n.type == NODE_TEXT:
-                        total += (<bd_chardata *> n).data.length
-                    n = _following(n, node)
-                if total >= <size_t> min_bytes:
-                    return True
+        if node.type == NODE_ELEMENT and kinds.of(node) == 1:
+            _text_nodes(node, &total, &last)
+            if total >= <size_t> min_bytes:
+                return True
         node = _following(node, root)
     return False
 
@@ -2218,11 +2231,11 @@ cdef bint _attr_is(bd_node *node, bytes key, bytes value):
 
 
 cdef enum:
-    HEAD_UNSEEN = 0
     HEAD_META = 1
     HEAD_LINK = 2
     HEAD_SCRIPT = 3
-    HEAD_OTHER = 4
+
+_HEAD_KINDS = {"meta": HEAD_META, "link": HEAD_LINK, "script": HEAD_SCRIPT}
 
 
 def meta_elements(uintptr_t root_id):
@@ -2233,19 +2246,12 @@ def meta_elements(uintptr_t root_id):
     text)``. Call only when :func:`lexbor_ready` is True."""
     cdef bd_node *root = <bd_node *> root_id
     cdef bd_node *node = root
-    cdef unsigned char state[SMALL_TAG_IDS]  # by tag id: HEAD_*
+    cdef _TagKinds kinds = _TagKinds(_HEAD_KINDS)
     cdef int kind
-    memset(state, HEAD_UNSEEN, SMALL_TAG_IDS)
     out = []
     while node != NULL:
         if node.type == NODE_ELEMENT:
-            if node.prefix == 0 and node.local_name < SMALL_TAG_IDS:
-                kind = state[node.local_name]
-                if kind == HEAD_UNSEEN:
-                    kind = _head_kind(_tag(node))
-                    state[node.local_name] = kind
-            else:
-                kind = _head_kind(_tag(node))
+            kind = kinds.of(node)
             if kind == HEAD_META:
                 out.append((
                     "meta", _attr(node, b"property"), _attr(node, b"name"),
@@ -2257,16 +2263,6 @@ def meta_elements(uintptr_t root_id):
                 out.append(("ld+json", deep_text(<uintptr_t> node)))
         node = _following(node, root)
     return out
-
-
-cdef int _head_kind(str tag):
-    if tag == "meta":
-        return HEAD_META
-    if tag == "link":
-        return HEAD_LINK
-    if tag == "script":
-        return HEAD_SCRIPT
-    return HEAD_OTHER
 
 
 # -- script rescue: which scripts to read -----------------------------------------------------------
@@ -2290,44 +2286,21 @@ def script_elements(uintptr_t root_id, tuple needles):
     hold none of the needles and are never read. Call only when :func:`lexbor_ready` is True."""
     cdef bd_node *root = <bd_node *> root_id
     cdef bd_node *node = root
-    cdef bd_node *n
-    cdef bd_node *only
-    cdef unsigned char state[SMALL_TAG_IDS]  # by tag id: 0 not looked up, 1 script, 2 not
-    cdef bint is_script
+    cdef bd_chardata *only
+    cdef _TagKinds kinds = _TagKinds({"script": 1})
     cdef size_t total
     cdef Py_ssize_t parts
-    memset(state, 0, SMALL_TAG_IDS)
     out = []
     while node != NULL:
-        if node.type == NODE_ELEMENT:
-            if node.prefix == 0 and node.local_name < SMALL_TAG_IDS:
-                if state[node.local_name] == 0:
-                    state[node.local_name] = 1 if _tag(node) == "script" else 2
-                is_script = state[node.local_name] == 1
-            else:
-                is_script = _tag(node) == "script"
-            if is_script:
-                total = 0
-                parts = 0
-                only = NULL
-                n = _following(node, node)
-                while n != NULL:
-                    if n.type == NODE_TEXT and (<bd_chardata *> n).data.data != NULL:
-                        total += (<bd_chardata *> n).data.length
-                        parts += 1
-                        only = n
-                    n = _following(n, node)
-                if total:
-                    out.append((
-                        _attr(node, b"type"),
-                        _attr(node, b"id"),
-                        <uintptr_t> node,
-                        parts > 1 or _holds_any(
-                            (<bd_chardata *> only).data.data,
-                            (<bd_chardata *> only).data.length,
-                            needles,
-                        ),
-                    ))
+        if node.type == NODE_ELEMENT and kinds.of(node) == 1:
+            parts = _text_nodes(node, &total, &only)
+            if total:
+                out.append((
+                    _attr(node, b"type"),
+                    _attr(node, b"id"),
+                    <uintptr_t> node,
+                    parts > 1 or _holds_any(only.data.data, only.data.length, needles),
+                ))
         node = _following(node, root)
     return out
 
@@ -2336,15 +2309,11 @@ def deep_text(uintptr_t node_id):
     """What ``LexborNode.text(deep=True)`` gives for the element at ``node_id`` (a ``mem_id``):
     its descendant text nodes' text, concatenated."""
     cdef bd_node *top = <bd_node *> node_id
-    cdef bd_node *n = _following(top, top)
+    cdef bd_node *n
     cdef bd_chardata *ch
-    cdef bd_chardata *only = NULL
-    cdef Py_ssize_t parts = 0
-    while n != NULL:
-        if n.type == NODE_TEXT and (<bd_chardata *> n).data.data != NULL:
-            only = <bd_chardata *> n
-            parts += 1
-        n = _following(n, top)
+    cdef bd_chardata *only
+    cdef size_t total
+    cdef Py_ssize_t parts = _text_nodes(top, &total, &only)
     if parts == 0:
         return ""
     if parts == 1:  # the usual script: one text node, decoded in place

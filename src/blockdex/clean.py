@@ -262,14 +262,13 @@ def _script_candidates(doc: Document, cfg: CleanConfig) -> Iterator[str]:
             m = _STATE_ASSIGN_RE.search(code) if any(n in code for n in _STATE_NAMES) else None
             if m:
                 yield from _prose_literals(code[m.end() :], cfg.min_rescued_chars)
-            if "document.write" in code or ".innerHTML" in code:  # what the regex needs
-                for w in _html_writes(code):
-                    literal = w.group("s1") or w.group("s2") or w.group("s3")
-                    if len(literal) > cfg.max_js_string_chars:
-                        continue
-                    s = _unescape_js(literal)
-                    if len(s) >= cfg.min_rescued_chars or _HAS_TAG_RE.search(s):
-                        yield s
+            for w in _html_writes(code):  # finds the literals first: nothing to do without
+                literal = w.group("s1") or w.group("s2") or w.group("s3")
+                if len(literal) > cfg.max_js_string_chars:
+                    continue
+                s = _unescape_js(literal)
+                if len(s) >= cfg.min_rescued_chars or _HAS_TAG_RE.search(s):
+                    yield s
 
 
 _PROBE_STRIP = "\"'“”‘’«»()[]{}<>.,;:!?¡¿…-–—/\\|*#"
