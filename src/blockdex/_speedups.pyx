@@ -363,6 +363,7 @@ cdef str _path_append(str parent, Py_ssize_t m, str tag, Py_ssize_t max_levels, 
 
 
 @cython.trashcan(True)  # a deep chain of parent frames is freed without deep C recursion
+@cython.no_gc  # holds strings, tuples of strings and ints, lists of strings and its parent: no cycle
 cdef class _CFrame:
     cdef str tag
     cdef tuple chain, scope, _attrs, _ancestry
@@ -409,7 +410,9 @@ cdef class _CWalker:
     cdef str source
     cdef long long id_offset
     cdef public list out
-    cdef list frames, exit_kinds, exit_tags, table_ids
+    cdef list frames, exit_tags, table_ids
+    cdef unsigned char *exit_kinds  # a stack: what leaving each open element does
+    cdef Py_ssize_t n_exits, exit_room
     cdef set absorbed
     cdef dict names
     cdef list small_names  # tag name by lexbor tag id, for ids below SMALL_TAG_IDS in small_ns
@@ -419,7 +422,7 @@ cdef class _CWalker:
     cdef public bint timed_out
     cdef frozenset block_tags, structural_tags, cell_tags, pre_tags, row_inner_tags
     cdef dict kept_inline
-    cdef object lang_re, ws_re
+    cdef object lang_re
 
     def __init__(self, cfg, str source, long long id_offset, deadline, block_cls):
         c = _consts()
@@ -430,8 +433,7 @@ cdef class _CWalker:
         self.id_offset = id_offset
         self.out = []
         self.frames = []
-        self.exit_kinds = []
-        self.exit_tags = []
+        self.exit_tags = []  # the tag of each open EXIT_CELL and EXIT_KEPT element
         self.table_ids = []
         self.absorbed = set()
         self.names = {}
@@ -453,7 +455,6 @@ cdef class _CWalker:
         self.row_inner_tags = c.ROW_INNER_TAGS
         self.kept_inline = c.KEPT_INLINE
         self.lang_re = c._LANG_RE
-        self.ws_re = c._WS_RE
 
     cdef str tag_of(self, bd_node *node):
         cdef uintptr_t key
@@ -575,7 +576,7 @@ cdef class _CWalker:
             caption = self.figcaption(node)
         if not caption:
             return
-        caption = self.ws_re.sub(" ", caption)[: self.max_caption_chars]
+        caption = _squash(caption)[: self.max_caption_chars]  # caption is stripped
         src = (_attr(node, b"src") or _attr(node, b"data-src") or "").strip()
         parent = self.frames[-1]
         self.flush(parent)
@@ -645,9 +646,22 @@ cdef class _CWalker:
             n = _following(n, row)
         return True
 
-    cdef inline void push_exit(self, int kind, str tag):
-        self.exit_kinds.append(kind)
-        self.exit_tags.append(tag)
+    def __dealloc__(self):
+        free(self.exit_kinds)
+
+    cdef inline int push_exit(self, int kind, str tag) except -1:
+        cdef unsigned char *grown
+        if self.n_exits == self.exit_room:
+            self.exit_room = 2 * self.exit_room + 64
+            grown = <unsigned char *> realloc(self.exit_kinds, self.exit_room)
+            if grown == NULL:
+                raise MemoryError()
+            self.exit_kinds = grown
+        self.exit_kinds[self.n_exits] = kind
+        self.n_exits += 1
+        if kind == EXIT_CELL or kind == EXIT_KEPT:
+            self.exit_tags.append(tag)
+        return 0
 
     # -- walking -----------------------------------------------------------------------------
     cdef bint enter(self, bd_node *node) except -1:
@@ -732,8 +746,10 @@ cdef class _CWalker:
 
     cdef void exit(self) except *:
         cdef _CFrame frame
-        cdef int kind = self.exit_kinds.pop()
-        tag = self.exit_tags.pop()
+        cdef int kind
+        self.n_exits -= 1
+        kind = self.exit_kinds[self.n_exits]
+        tag = self.exit_tags.pop() if kind == EXIT_CELL or kind == EXIT_KEPT else None
         if kind == EXIT_NONE:
             return
         if kind == EXIT_FRAME or kind == EXIT_TABLE:
@@ -794,7 +810,7 @@ cdef class _CWalker:
                 self.depth -= 1
                 self.exit()
                 node = parent
-        while self.exit_kinds:
+        while self.n_exits:
             self.exit()
         while self.frames:
             self.flush(self.frames.pop())
@@ -804,7 +820,7 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
     object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
 
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, free, realloc
 
 
 cdef str _squash(str s):
@@ -2090,10 +2106,24 @@ cdef Py_ssize_t _text_nodes(bd_node *top, size_t *total, bd_chardata **last) noe
     return parts
 
 
-cdef bint _may_hide(bd_node *node):
-    """Whether the element could match ``blockdex.clean.HIDDEN_SELECTOR``: it has a ``hidden``
-    attribute or a ``style`` that mentions display or visibility (a superset: the CSS query
-    then decides)."""
+cdef bint _holds_text(bd_node *top, Py_ssize_t min_chars):
+    """Whether ``top``'s subtree may hold ``min_chars`` characters of text joined with one
+    separator between text nodes (UTF-8 bytes plus one per text node: never fewer)."""
+    cdef size_t total
+    cdef bd_chardata *last
+    cdef Py_ssize_t parts = _text_nodes(top, &total, &last)
+    return <Py_ssize_t> total + parts >= min_chars
+
+
+ctypedef void (*bd_remove_f)(void *node) noexcept nogil
+cdef bd_remove_f _node_remove = NULL
+
+
+cdef bint _is_hidden(bd_node *node) noexcept:
+    """Whether the element matches ``blockdex.clean.HIDDEN_SELECTOR`` but for its
+    ``input[type="hidden"]`` part (inputs are noise elements anyway): a ``hidden`` attribute, or a
+    ``style`` holding ``display:none``, ``display: none``, ``visibility:hidden`` or
+    ``visibility: hidden`` (case kept, as lexbor's ``*=`` compares)."""
     cdef size_t n = 0
     cdef const unsigned char *name
     cdef const unsigned char *v
@@ -2106,44 +2136,70 @@ cdef bint _may_hide(bd_node *node):
             if n == 5 and _ascii_ieq(<const unsigned char *> b"style", name, 5):
                 v = _attr_value(attr, &n)
                 if v != NULL and (
-                    memmem(v, n, b"display", 7) != NULL or memmem(v, n, b"visibility", 10) != NULL
+                    memmem(v, n, b"display:none", 12) != NULL
+                    or memmem(v, n, b"display: none", 13) != NULL
+                    or memmem(v, n, b"visibility:hidden", 17) != NULL
+                    or memmem(v, n, b"visibility: hidden", 18) != NULL
                 ):
                     return True
         attr = _attr_next(attr)
     return False
 
 
-cdef bint _holds_text(bd_node *top, Py_ssize_t min_chars):
-    """Whether ``top``'s subtree may hold ``min_chars`` characters of text joined with one
-    separator between text nodes (UTF-8 bytes plus one per text node: never fewer)."""
-    cdef size_t total
-    cdef bd_chardata *last
-    cdef Py_ssize_t parts = _text_nodes(top, &total, &last)
-    return <Py_ssize_t> total + parts >= min_chars
+cdef inline bd_node *_after(bd_node *node, bd_node *root) noexcept:
+    """The node after ``node``'s subtree in document order inside ``root``'s, or NULL."""
+    while node != NULL and node != root:
+        if node.next != NULL:
+            return node.next
+        node = node.parent
+    return NULL
 
 
-def noise_scan(uintptr_t root_id, Py_ssize_t noscript_min_chars):
-    """One walk over the subtree at ``root_id`` (a ``mem_id``), the root included, for noise
-    removal: ``(names, may_hide, may_keep)`` — the lower-cased names of its elements
-    (``strip_tags`` need only search for the names present), whether an element may match
-    ``blockdex.clean.HIDDEN_SELECTOR`` (an ``input``, or see :func:`_may_hide`; False rules
-    the CSS query out) and whether a ``<noscript>`` may hold ``noscript_min_chars`` characters
-    of text (see :func:`_holds_text`; False: none is kept as content). Call only when
-    :func:`lexbor_ready` is True."""
+def noise_drop(uintptr_t root_id, frozenset noise_names, Py_ssize_t noscript_min_chars,
+               tuple own_ids):
+    """``blockdex.clean.drop_noise`` in one walk when no ``<noscript>`` may hold content: detach
+    every element below the root (a ``mem_id``) whose lower-cased name is in ``noise_names`` or
+    that is hidden (:func:`_is_hidden`), outermost first (what lies inside goes with it).
+
+    Returns None, having changed nothing, when a noscript that would be removed may hold
+    ``noscript_min_chars`` characters (:func:`_holds_text`: the caller's exact check decides)
+    or lexbor's remove function is missing. Otherwise ``(removed, own)``: how many elements were
+    detached, and which of ``own_ids`` are to be removed too — the caller removes those through
+    selectolax (the document's ``<head>`` and ``<body>``: selectolax then resets its cached
+    pointers to them). The root itself is never removed. Call only when :func:`lexbor_ready` is True."""
+    global _node_remove
     cdef bd_node *root = <bd_node *> root_id
-    cdef bd_node *node = root
-    cdef set names = set()
-    cdef _TagKinds kinds = _TagKinds({"noscript": 1}, names)
-    cdef bint may_hide = False, may_keep = False
+    cdef bd_node *node
+    cdef _TagKinds kinds = _TagKinds({name: 1 for name in noise_names} | {"noscript": 2})
+    cdef int kind
+    cdef list doomed = [], own = []
+    if _node_remove == NULL:
+        import selectolax.lexbor as sl
+
+        handle = dlopen(sl.__file__.encode(), RTLD_NOW | RTLD_LOCAL)
+        if handle != NULL:
+            _node_remove = <bd_remove_f> dlsym(handle, b"lxb_dom_node_remove")
+        if _node_remove == NULL:
+            return None
+    node = _following(root, root)
     while node != NULL:
         if node.type == NODE_ELEMENT:
-            if kinds.of(node) == 1 and not may_keep and _holds_text(node, noscript_min_chars):
-                may_keep = True
-            if not may_hide and _may_hide(node):
-                may_hide = True
+            kind = kinds.of(node)
+            if kind == 2 and "noscript" not in noise_names:
+                kind = 0
+            if kind == 2 and noscript_min_chars > 0 and _holds_text(node, noscript_min_chars):
+                return None
+            if kind or _is_hidden(node):
+                if <uintptr_t> node in own_ids:
+                    own.append(<uintptr_t> node)
+                else:
+                    doomed.append(<uintptr_t> node)
+                node = _after(node, root)
+                continue
         node = _following(node, root)
-    return names, may_hide or "input" in names, may_keep
-
+    for node_id in doomed:
+        _node_remove(<void *> <uintptr_t> node_id)
+    return len(doomed), own
 
 
 def swallow_suspects(uintptr_t root_id, frozenset names, Py_ssize_t min_bytes):

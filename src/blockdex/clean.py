@@ -84,6 +84,8 @@ NOISE_TAGS: tuple[str, ...] = (
     "dialog",
 )
 
+_NOISE_NAMES = frozenset(NOISE_TAGS)
+
 # Elements the author hid: the HTML `hidden` attribute and inline display/visibility styles.
 HIDDEN_SELECTOR = ", ".join(
     (
@@ -346,23 +348,28 @@ def keep_content_noscripts(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> i
 
 
 def drop_noise(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> None:
-    """Remove noise elements, hidden elements and comments from the tree, in place."""
+    """Remove noise elements and hidden elements from the tree, in place (never its root)."""
     tree = doc.tree
-    tags = list(NOISE_TAGS)
-    may_hide = may_keep = True
+    root = tree.root
+    if root is None:
+        return
     walks = lexbor(compiled)
-    if walks is not None and tree.root is not None:
-        # One walk before any change. strip_tags searches the whole tree once per name: search
-        # only for the names present (unwrapping a noscript below only removes names); the CSS
-        # queries for content noscripts and hidden elements run only if something may match.
-        present, may_hide, may_keep = walks.noise_scan(tree.root.mem_id, cfg.noscript_content_chars)
-        tags = [t for t in tags if t in present]
-    if cfg.noscript_content_chars and may_keep:
+    if walks is not None:
+        # One walk removes the outermost noise and hidden elements, unless a noscript may hold
+        # content (then the steps below decide). The head and body are removed through
+        # selectolax, which then resets its cached pointers to them.
+        own = {node.mem_id: node for node in (tree.head, tree.body) if node is not None}
+        done = walks.noise_drop(root.mem_id, _NOISE_NAMES, cfg.noscript_content_chars, tuple(own))
+        if done is not None:
+            for mem_id in done[1]:
+                own[mem_id].decompose()
+            tree.strip_tags([])  # no tag: only records that the tree changed
+            return
+    if cfg.noscript_content_chars:
         keep_content_noscripts(doc, cfg)
-    if tags:
-        tree.strip_tags(tags, recursive=True)
-    if may_hide:
-        for node in tree.css(HIDDEN_SELECTOR):
+    tree.strip_tags(list(NOISE_TAGS), recursive=True)
+    for node in tree.css(HIDDEN_SELECTOR):
+        if node.mem_id != root.mem_id:  # selectolax refuses to remove the root
             node.decompose()
 
 

@@ -437,7 +437,8 @@ class _Walker:
             caption = self._figcaption(node)
         if not caption:
             return
-        caption = _WS_RE.sub(" ", caption)[: self.cfg.max_caption_chars]
+        # caption is stripped: squashing its whitespace is re.sub(r"\s+", " ", caption)
+        caption = _squash_ws(caption)[: self.cfg.max_caption_chars]
         src = (attrs.get("src") or attrs.get("data-src") or "").strip()
         parent = self.frames[-1]
         self._flush(parent)
