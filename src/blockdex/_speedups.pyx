@@ -2156,23 +2156,25 @@ cdef inline bd_node *_after(bd_node *node, bd_node *root) noexcept:
 
 
 def noise_drop(uintptr_t root_id, frozenset noise_names, Py_ssize_t noscript_min_chars,
-               tuple own_ids):
+               uintptr_t head_id, uintptr_t body_id):
     """``blockdex.clean.drop_noise`` in one walk when no ``<noscript>`` may hold content: detach
     every element below the root (a ``mem_id``) whose lower-cased name is in ``noise_names`` or
-    that is hidden (:func:`_is_hidden`), outermost first (what lies inside goes with it).
+    that is hidden (:func:`_is_hidden`; never the ``body_id`` element), outermost first (what
+    lies inside goes with it).
 
     Returns None, having changed nothing, when a noscript that would be removed may hold
     ``noscript_min_chars`` characters (:func:`_holds_text`: the caller's exact check decides)
-    or lexbor's remove function is missing. Otherwise ``(removed, own)``: how many elements were
-    detached, and which of ``own_ids`` are to be removed too — the caller removes those through
-    selectolax (the document's ``<head>`` and ``<body>``: selectolax then resets its cached
-    pointers to them). The root itself is never removed. Call only when :func:`lexbor_ready` is True."""
+    or lexbor's remove function is missing. Otherwise ``(removed, head)``: how many elements
+    were detached, and whether the ``head_id`` element is to be removed too (the caller does
+    that through selectolax, which then resets its cached head). Call only when
+    :func:`lexbor_ready` is True."""
     global _node_remove
     cdef bd_node *root = <bd_node *> root_id
     cdef bd_node *node
     cdef _TagKinds kinds = _TagKinds({name: 1 for name in noise_names} | {"noscript": 2})
     cdef int kind
-    cdef list doomed = [], own = []
+    cdef bint head = False
+    cdef list doomed = []
     if _node_remove == NULL:
         import selectolax.lexbor as sl
 
@@ -2189,9 +2191,9 @@ def noise_drop(uintptr_t root_id, frozenset noise_names, Py_ssize_t noscript_min
                 kind = 0
             if kind == 2 and noscript_min_chars > 0 and _holds_text(node, noscript_min_chars):
                 return None
-            if kind or _is_hidden(node):
-                if <uintptr_t> node in own_ids:
-                    own.append(<uintptr_t> node)
+            if kind or (<uintptr_t> node != body_id and _is_hidden(node)):
+                if <uintptr_t> node == head_id:
+                    head = True
                 else:
                     doomed.append(<uintptr_t> node)
                 node = _after(node, root)
@@ -2199,7 +2201,7 @@ def noise_drop(uintptr_t root_id, frozenset noise_names, Py_ssize_t noscript_min
         node = _following(node, root)
     for node_id in doomed:
         _node_remove(<void *> <uintptr_t> node_id)
-    return len(doomed), own
+    return len(doomed), head
 
 
 def swallow_suspects(uintptr_t root_id, frozenset names, Py_ssize_t min_bytes):

@@ -348,28 +348,37 @@ def keep_content_noscripts(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> i
 
 
 def drop_noise(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> None:
-    """Remove noise elements and hidden elements from the tree, in place (never its root)."""
+    """Remove noise elements and hidden elements from the tree, in place.
+
+    The root and the body stay even when hidden: pages that hide them until a script runs
+    show their content to every reader with JavaScript."""
     tree = doc.tree
-    root = tree.root
+    root, head, body = tree.root, tree.head, tree.body
     if root is None:
         return
+    spared = {root.mem_id, body.mem_id if body is not None else 0}
     walks = lexbor(compiled)
     if walks is not None:
         # One walk removes the outermost noise and hidden elements, unless a noscript may hold
-        # content (then the steps below decide). The head and body are removed through
-        # selectolax, which then resets its cached pointers to them.
-        own = {node.mem_id: node for node in (tree.head, tree.body) if node is not None}
-        done = walks.noise_drop(root.mem_id, _NOISE_NAMES, cfg.noscript_content_chars, tuple(own))
+        # content (then the steps below decide). The head goes through selectolax, which then
+        # resets its cached pointer to it.
+        done = walks.noise_drop(
+            root.mem_id,
+            _NOISE_NAMES,
+            cfg.noscript_content_chars,
+            head.mem_id if head is not None else 0,
+            body.mem_id if body is not None else 0,
+        )
         if done is not None:
-            for mem_id in done[1]:
-                own[mem_id].decompose()
+            if done[1] and head is not None:
+                head.decompose()
             tree.strip_tags([])  # no tag: only records that the tree changed
             return
     if cfg.noscript_content_chars:
         keep_content_noscripts(doc, cfg)
     tree.strip_tags(list(NOISE_TAGS), recursive=True)
     for node in tree.css(HIDDEN_SELECTOR):
-        if node.mem_id != root.mem_id:  # selectolax refuses to remove the root
+        if node.mem_id not in spared:
             node.decompose()
 
 
