@@ -58,12 +58,30 @@ def test_compiled_forest_sums_equal_numpy(monkeypatch: pytest.MonkeyPatch) -> No
     X = rng.normal(0.0, 2.0, size=(2500, n_features)).astype(np.float32)  # > 1 row chunk
     X[:5] = 0.0  # exact ties with thresholds at 0 take the same branch
     for forest in (model.stage1, model.stage2):
-        fast = forest.raw(X)
-        monkeypatch.setattr(content_module, "compiled", None)
-        slow = forest.raw(X)
-        monkeypatch.undo()
-        assert fast.shape == slow.shape == (2500,)
-        np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-9)
+        # groups of 16 rows, and the rows after the last full group
+        for n in (2500, 0, 1, 15, 16, 17, 33):
+            fast = forest.raw(X[:n])
+            monkeypatch.setattr(content_module, "compiled", None)
+            slow = forest.raw(X[:n])
+            monkeypatch.undo()
+            assert fast.shape == slow.shape == (n,)
+            np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-9)
+
+
+def test_a_model_with_an_index_out_of_range_is_refused() -> None:
+    spec = {
+        "feature": [0, 0, 0],
+        "threshold": [0.5, "inf", "inf"],
+        "left": [1, 1, 2],
+        "right": [2, 1, 2],
+        "value": [0.0, -1.0, 1.0],
+        "roots": [0],
+        "depth": 1,
+    }
+    assert content_module.Forest(spec).raw(np.array([[0.0], [1.0]])).tolist() == [-1.0, 1.0]
+    for key, bad in (("feature", [-1, 0, 0]), ("right", [3, 1, 2]), ("roots", [-1])):
+        with pytest.raises(ValueError, match="out of range"):
+            content_module.Forest({**spec, key: bad})
 
 
 # -- the segmentation walk -------------------------------------------------------------------------
