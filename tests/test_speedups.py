@@ -537,7 +537,8 @@ def test_compiled_feature_matrix_equals_python_on_random_html(html: str) -> None
 _wordy = st.lists(
     st.sampled_from(
         ["The", "the", "AND", "of", "x", " ", "\x1c", "\t\n", "Caf\u00e9", "a" * 70, "Title",
-         "\u0130", "2024", "of.", "\xa0", "Über", "und", "\U0001f600", "\u3002", "!"]
+         "\u0130", "2024", "of.", "\xa0", "Über", "und", "\U0001f600", "\u3002", "!",
+         "\u212a", "\u2028", "»", "ǅ", "\u1e9e", "THE\u212a"]
     ),
     max_size=30,
 ).map("".join)  # fmt: skip
@@ -545,7 +546,10 @@ _wordy = st.lists(
 
 @needs_compiled
 @settings(max_examples=300, deadline=None)
-@given(st.lists(_wordy, min_size=1, max_size=5), st.sampled_from(["", "The title", "a" * 70]))
+@given(
+    st.lists(_wordy, min_size=1, max_size=5),
+    st.sampled_from(["", "The title", "a" * 70, "Über Café und \u0130", "k \u212a"]),
+)
 def test_compiled_word_counts_equal_python(texts: list[str], title: str) -> None:
     blocks = tuple(Block(index=i, tag="p", html=t, text=t) for i, t in enumerate(texts))
     stops = features_module.stopwords()

@@ -56,6 +56,8 @@ cdef extern from *:
 FOREST_NODE_BYTES = 16  # float threshold, int feature, int next[2] (went_left = 1)
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
 def forest_raw(
     const float[:, ::1] X,
     const unsigned char[::1] nodes,
@@ -846,6 +848,7 @@ cdef class _CWalker:
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
+    bint Py_UNICODE_ISUPPER(Py_UCS4 ch)
     object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
 
 from libc.stdlib cimport malloc, free, realloc
@@ -1171,6 +1174,54 @@ cdef Py_ssize_t _ascii_word_counts(
     return words
 
 
+cdef Py_ssize_t _word_counts(
+    str text, _AsciiWordSet stops_ascii, _AsciiWordSet title_ascii, frozenset stops, set title,
+    long *n_stop, long *n_title,
+) except -1:
+    """:func:`_ascii_word_counts` for any text: ``text.lower().split()``'s words, and how many
+    are in ``stops`` and in ``title`` (None: not counted). Lower-casing neither makes nor
+    removes whitespace, so the words are those of ``text.split()``, lowered one by one: ASCII
+    words in the ASCII sets without a Python string, others as ``word.lower()`` in the sets."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t n = len(text), i = 0, s, words = 0, k
+    cdef unsigned char buf[WORD_MAX]
+    cdef Py_UCS4 c
+    cdef unsigned int u
+    cdef bint ascii
+    n_stop[0] = n_title[0] = 0
+    while i < n:
+        while i < n and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
+            i += 1
+        if i >= n:
+            break
+        s = i
+        ascii = True
+        while i < n:
+            c = PyUnicode_READ(kind, data, i)
+            if Py_UNICODE_ISSPACE(c):
+                break
+            if c >= 128:
+                ascii = False
+            i += 1
+        words += 1
+        if ascii and i - s <= WORD_MAX:
+            for k in range(i - s):
+                u = <unsigned int> PyUnicode_READ(kind, data, s + k)
+                buf[k] = <unsigned char> (u + 32 if 65 <= u <= 90 else u)
+            if stops_ascii.contains(buf, i - s):
+                n_stop[0] += 1
+            if title is not None and title_ascii.contains(buf, i - s):
+                n_title[0] += 1
+        else:
+            w = text[s:i].lower()
+            if PySet_Contains(stops, w):
+                n_stop[0] += 1
+            if title is not None and PySet_Contains(title, w):
+                n_title[0] += 1
+    return words
+
+
 ctypedef fused _char_t:
     unsigned char
     unsigned short
@@ -1212,12 +1263,11 @@ def block_columns(
     11 from a script, 12 depth (clipped at 60, over 60), 13 punctuation marks (code points
     below U+10000 marked in ``punct_table``), 14 ASCII digits.
     """
-    cdef Py_ssize_t i, n = len(blocks), n_chars, marks, digits
+    cdef Py_ssize_t i, n = len(blocks), n_chars, marks, digits, end
     cdef Py_ssize_t table_size = punct_table.shape[0]
     cdef const unsigned char *table = &punct_table[0] if table_size else NULL
     cdef long n_stop, n_title, depth
     cdef str text
-    cdef list words
     cdef bint use_title = bool(title_words)
     cdef int kind
     cdef void *data
@@ -1256,14 +1306,10 @@ def block_columns(
                 &n_stop, &n_title,
             )
         if n_words < 0:
-            n_stop = n_title = 0
-            words = text.lower().split()
-            n_words = len(words)
-            for w in words:
-                if PySet_Contains(stops, w):
-                    n_stop += 1
-                if use_title and PySet_Contains(title_words, w):
-                    n_title += 1
+            n_words = _word_counts(
+                text, stop_set, title_set, stops, title_words if use_title else None,
+                &n_stop, &n_title,
+            )
         tag = _field(b, o_tag)
         depth = _field(b, o_depth)
         out[i, 0] = len(text)
@@ -1274,14 +1320,17 @@ def block_columns(
         out[i, 5] = _field(b, o_n_links)
         out[i, 6] = 1.0 if tag in heading_tags else 0.0
         out[i, 7] = tag_index[tag_groups.get(tag, "other")]
-        out[i, 8] = 1.0 if text.rstrip().endswith(sent_end) else 0.0
-        out[i, 9] = 1.0 if text[:1].isupper() else 0.0
-        out[i, 10] = 1.0 if _field(b, o_split) is not None else 0.0
-        out[i, 11] = 1.0 if _field(b, o_source) != "dom" else 0.0
-        out[i, 12] = (depth if depth < 60 else 60) / 60.0
         kind = PyUnicode_KIND(text)
         data = PyUnicode_DATA(text)
         n_chars = len(text)
+        end = n_chars  # text.rstrip() is text[:end]
+        while end > 0 and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end - 1)):
+            end -= 1
+        out[i, 8] = 1.0 if end and text.endswith(sent_end, 0, end) else 0.0
+        out[i, 9] = 1.0 if n_chars and Py_UNICODE_ISUPPER(PyUnicode_READ(kind, data, 0)) else 0.0
+        out[i, 10] = 1.0 if _field(b, o_split) is not None else 0.0
+        out[i, 11] = 1.0 if _field(b, o_source) != "dom" else 0.0
+        out[i, 12] = (depth if depth < 60 else 60) / 60.0
         marks = digits = 0
         if kind == PyUnicode_1BYTE_KIND:  # one loop per width: the kind test leaves the loop
             _count_marks(<const unsigned char *> data, n_chars, table, table_size, &digits, &marks)
