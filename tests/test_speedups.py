@@ -178,7 +178,10 @@ def test_compiled_walk_equals_python_on_hand_made_pages(
 def test_compiled_walk_equals_python_at_any_path_depth(
     levels: int, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cfg = dataclasses.replace(segment_module.DEFAULT_SEGMENT, max_path_levels=levels)
+    # the class/id levels too (1 keeps every ancestor's tokens, 0 only the element's own)
+    cfg = dataclasses.replace(
+        segment_module.DEFAULT_SEGMENT, max_path_levels=levels, max_attr_levels=levels
+    )
     for path in _test_pages(data_dir):
         doc = clean_document(parse_html(path.read_bytes()))
         fast = segment_module.segment_document(doc, cfg)

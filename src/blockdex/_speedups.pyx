@@ -396,7 +396,9 @@ cdef str _path_append(str parent, Py_ssize_t m, str tag, Py_ssize_t max_levels, 
 @cython.no_gc  # holds strings, tuples of strings and ints, lists of strings and its parent: no cycle
 cdef class _CFrame:
     cdef str tag
-    cdef tuple chain, scope, _attrs, _ancestry
+    cdef tuple chain, scope
+    cdef str own  # the element's class/id/role/itemprop tokens (None: not read yet)
+    cdef str joined  # attrs_joined's value (None: not computed yet)
     cdef str path  # the tag path, '>'-joined (at most max_path_levels tags)
     cdef Py_ssize_t path_levels  # how many tags it joins
     cdef int mode
@@ -405,28 +407,30 @@ cdef class _CFrame:
     cdef bd_node *node
     cdef _CFrame parent
 
-    cdef tuple attrs(self, int levels):
-        cdef _CFrame f, g
-        cdef tuple base
-        if self._attrs is None:
-            todo = []
-            f = self
-            while f is not None and f._attrs is None:
-                todo.append(f)
+    cdef str attrs_joined(self, int levels):
+        """``segment._Frame.ancestry``'s class/id string: the non-empty own tokens of this frame
+        and its nearest ancestors, outermost first, joined with `` | ``. As there, the frames
+        are the last ``levels`` of the chain (every one at ``levels`` 1, only this one below
+        1); tokens are read once per frame, when first needed."""
+        cdef _CFrame f = self
+        cdef Py_ssize_t k = 0, limit = levels if levels >= 2 else (-1 if levels == 1 else 1)
+        if self.joined is None:
+            parts = []
+            while f is not None and k != limit:
+                if f.own is None:
+                    f.own = _own_attr_tokens(f.node)
+                if f.own:
+                    parts.append(f.own)
                 f = f.parent
-            base = f._attrs if f is not None and f._attrs is not None else ()
-            for g in reversed(todo):
-                base = (*base[1 - levels :], _own_attr_tokens(g.node))
-                g._attrs = base
-        return self._attrs
-
-    cdef tuple ancestry(self, int levels):
-        """``(path, attrs)`` strings of the frame's blocks (the same for each of them)."""
-        if self._ancestry is None:
-            self._ancestry = (
-                self.path, " | ".join([a for a in self.attrs(levels) if a])
-            )
-        return self._ancestry
+                k += 1
+            if not parts:
+                self.joined = ""
+            elif len(parts) == 1:
+                self.joined = parts[0]
+            else:
+                parts.reverse()
+                self.joined = " | ".join(parts)
+        return self.joined
 
     cdef void reset_run(self):
         self.html = [f"<{t}>" for t in self.inline_stack] if self.inline_stack else []
@@ -551,7 +555,8 @@ cdef class _CWalker:
             html = "".join(frame.html)
             if frame.mode != MODE_PRE:
                 html = _squash(html)
-            path, attrs = frame.ancestry(self.max_attr_levels)
+            path = frame.path
+            attrs = frame.attrs_joined(self.max_attr_levels)
             self.out.append(
                 self.new_block(
                     frame.tag,
@@ -611,7 +616,8 @@ cdef class _CWalker:
         parent = self.frames[-1]
         self.flush(parent)
         node_id = self.node_id(node)
-        path, ancestor_attrs = parent.ancestry(self.max_attr_levels)
+        path = parent.path
+        ancestor_attrs = parent.attrs_joined(self.max_attr_levels)
         self.out.append(
             self.new_block(
                 "img",
@@ -659,8 +665,8 @@ cdef class _CWalker:
         frame.node = node
         frame.parent = parent
         frame.scope = scope
-        frame._attrs = None
-        frame._ancestry = None
+        frame.own = None
+        frame.joined = None
         frame.html = []
         frame.text = []
         frame.inline_stack = []
