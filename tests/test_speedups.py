@@ -917,3 +917,33 @@ def test_compiled_token_count_equals_the_regex(text: str, limit: int) -> None:
 @settings(max_examples=300, deadline=None)
 def test_compiled_nul_check_equals_in(text: str) -> None:
     assert compiled.has_nul(text) == ("\x00" in text)
+
+
+@needs_compiled
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            [
+                "a",
+                "\x00",
+                "\x08",
+                "\t",
+                "\x0b",
+                "\x0c",
+                "\x0e",
+                "\x1f",
+                " ",
+                "\x7f",
+                "\x80",
+                "\u2019",
+                "\U0001f600",
+            ]
+        ),
+        max_size=300,
+    ),
+    st.integers(min_value=-5, max_value=320),
+)
+@settings(max_examples=500, deadline=None)
+def test_compiled_control_count_equals_the_regex(text: str, end: int) -> None:
+    expected = len(parse_module._CONTROL_RE.findall(text[: max(end, 0)]))
+    assert compiled.count_controls(text, end) == expected

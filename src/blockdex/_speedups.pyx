@@ -2535,3 +2535,28 @@ def has_nul(str text):
     if kind == PyUnicode_2BYTE_KIND:
         return _has_zero(<const unsigned short *> data, n)
     return _has_zero(<const unsigned int *> data, n)
+
+
+cdef inline Py_ssize_t _count_controls(const _char_t *data, Py_ssize_t n) noexcept:
+    cdef Py_ssize_t i, count = 0
+    cdef Py_UCS4 c
+    for i in range(n):
+        c = data[i]
+        if c <= 0x08 or c == 0x0B or (0x0E <= c <= 0x1F) or c == 0x7F:
+            count += 1
+    return count
+
+
+def count_controls(str text, Py_ssize_t end):
+    """``len(blockdex.parse._CONTROL_RE.findall(text[:end]))``: characters U+0000-U+0008,
+    U+000B, U+000E-U+001F and U+007F among the first ``end``, without the list of matches."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t n = len(text)
+    if end < n:
+        n = end if end > 0 else 0
+    if kind == PyUnicode_1BYTE_KIND:
+        return _count_controls(<const unsigned char *> data, n)
+    if kind == PyUnicode_2BYTE_KIND:
+        return _count_controls(<const unsigned short *> data, n)
+    return _count_controls(<const unsigned int *> data, n)

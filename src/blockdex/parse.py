@@ -184,12 +184,15 @@ def check_html_text(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> None:
     """Raise :class:`NotHTML`/:class:`EmptyInput` when decoded text cannot be a web page."""
     if not text or text.isspace():  # (not text.strip(): no copy of the page)
         raise EmptyInput("input is empty: there is no HTML to extract from")
-    sniff = text[: limits.sniff_bytes]
-    controls = len(_CONTROL_RE.findall(sniff))
-    if controls > limits.max_control_ratio * max(len(sniff), 1):
+    n_sniff = min(len(text), max(limits.sniff_bytes, 0))
+    if compiled is not None:
+        controls = compiled.count_controls(text, n_sniff)
+    else:
+        controls = len(_CONTROL_RE.findall(text, 0, n_sniff))
+    if controls > limits.max_control_ratio * max(n_sniff, 1):
         raise NotHTML(
             f"input looks like binary data ({controls} control characters in the first "
-            f"{len(sniff)}), not HTML"
+            f"{n_sniff}), not HTML"
         )
     if not _TAG_RE.search(text, 0, 1 << 16):
         raise NotHTML(
