@@ -279,6 +279,13 @@ def lexbor_ready():
     return True
 
 
+cdef extern from *:
+    """
+    #define bd_prefetch(p) __builtin_prefetch((const void *) (p))
+    """
+    void _prefetch "bd_prefetch"(const void *p) noexcept nogil
+
+
 cdef inline bd_node *_following(bd_node *node, bd_node *root) noexcept:
     """The node after ``node`` in document order inside ``root``'s subtree, or NULL."""
     if node.first_child != NULL:
@@ -303,6 +310,20 @@ cdef enum:
     EXIT_TABLE = 3
     EXIT_KEPT = 4
     EXIT_LINK = 5
+
+cdef enum:  # what the walk does with an element, by its tag (see _CWalker.code_of)
+    TAG_KIND = 15
+    TAG_BLOCK = 1
+    TAG_FIGCAPTION = 2
+    TAG_TABLE = 3
+    TAG_TR = 4
+    TAG_BR = 5
+    TAG_IMG = 6
+    TAG_KEPT = 7
+    TAG_A = 8
+    TAG_SKIP = 9
+    TAG_CELL = 16
+    TAG_PRE = 32
 
 cdef object _C = None  # blockdex.segment's tables, read on first use (it imports this module)
 cdef Py_ssize_t _SQUASH_WINDOW = 1 << 18  # longer texts: segment._squash_ws (windowed)
@@ -450,6 +471,8 @@ cdef class _CWalker:
     cdef set absorbed
     cdef dict names
     cdef list small_names  # tag name by lexbor tag id, for ids below SMALL_TAG_IDS in small_ns
+    cdef int small_codes[SMALL_TAG_IDS]  # the tag's TAG_* code by the same ids (-1: not yet)
+    cdef dict codes  # the tag's TAG_* code by the names cache's keys
     cdef uintptr_t small_ns
     cdef Py_ssize_t link_depth, depth, max_blocks, check_every
     cdef int max_attr_levels, max_path_levels, max_caption_chars, max_figure_levels
@@ -472,6 +495,8 @@ cdef class _CWalker:
         self.absorbed = set()
         self.names = {}
         self.small_names = [None] * SMALL_TAG_IDS
+        memset(self.small_codes, 0xFF, sizeof(self.small_codes))
+        self.codes = {}
         self.small_ns = <uintptr_t> -1  # set from the walk's root element
         self.link_depth = 0
         self.depth = 0
@@ -508,6 +533,58 @@ cdef class _CWalker:
                 self.names[key] = t
             return t
         return _tag(node)
+
+    cdef int code_of(self, str tag) except -1:
+        """What ``enter`` does with an element named ``tag``: TAG_SKIP, or TAG_CELL (a cell
+        tag) and TAG_PRE (a block tag among the pre tags) plus one of TAG_BLOCK, TAG_FIGCAPTION,
+        TAG_TABLE, TAG_TR (block tags), TAG_BR, TAG_IMG, TAG_KEPT, TAG_A or 0."""
+        cdef int code
+        if tag is None or tag[0] in "-_!#":
+            return TAG_SKIP
+        code = TAG_CELL if tag in self.cell_tags else 0
+        if tag in self.block_tags:
+            code |= TAG_PRE if tag in self.pre_tags else 0
+            if tag == "figcaption":
+                return code | TAG_FIGCAPTION
+            if tag == "table":
+                return code | TAG_TABLE
+            if tag == "tr":
+                return code | TAG_TR
+            return code | TAG_BLOCK
+        if tag == "br":
+            return code | TAG_BR
+        if tag == "img":
+            return code | TAG_IMG
+        if tag in self.kept_inline:
+            return code | TAG_KEPT
+        if tag == "a":
+            return code | TAG_A
+        return code
+
+    cdef str tag_and_code(self, bd_node *node, int *code):
+        """:meth:`tag_of` and the tag's :meth:`code_of`, looked up once per tag id."""
+        cdef uintptr_t key
+        cdef str t
+        cdef int c
+        if node.type == NODE_ELEMENT and node.prefix == 0:
+            if node.local_name < SMALL_TAG_IDS and (<bd_node_ns *> node).ns == self.small_ns:
+                c = self.small_codes[<Py_ssize_t> node.local_name]
+                t = self.tag_of(node)
+                if c < 0:
+                    c = self.code_of(t)
+                    self.small_codes[<Py_ssize_t> node.local_name] = c
+                code[0] = c
+                return t
+            key = node.local_name ^ ((<bd_node_ns *> node).ns << 56)
+            t = self.tag_of(node)
+            v = self.codes.get(key)
+            if v is None:
+                v = self.codes[key] = self.code_of(t)
+            code[0] = v
+            return t
+        t = _tag(node)
+        code[0] = self.code_of(t)
+        return t
 
     cdef long long node_id(self, bd_node *node):
         return <long long> <uintptr_t> node - self.id_offset
@@ -720,50 +797,52 @@ cdef class _CWalker:
                 if self.link_depth:
                     frame.link_chars += len(s.strip())
             return False
-        tag = self.tag_of(node)
-        if tag is None or tag[0] in "-_!#":
+        cdef int code, kind
+        tag = self.tag_and_code(node, &code)
+        if code == TAG_SKIP:
             return False
+        kind = code & TAG_KIND
         frame = self.frames[-1] if self.frames else None
-        if frame is not None and frame.mode == MODE_ROW and tag in self.cell_tags:
+        if frame is not None and frame.mode == MODE_ROW and code & TAG_CELL:
             frame.html.append(f"<{tag}>")
             if frame.text:
                 frame.text.append(" | ")
             self.push_exit(EXIT_CELL, tag)
             return True
-        if tag in self.block_tags:
-            if tag == "figcaption":
-                if <uintptr_t> node in self.absorbed:
-                    return False
-                self.absorbed.add(<uintptr_t> node)
-            if tag == "table":
-                self.table_ids.append(self.node_id(node))
-                self.push_frame(node, tag, MODE_FLOW)
-                self.push_exit(EXIT_TABLE, tag)
+        if kind == TAG_FIGCAPTION:
+            if <uintptr_t> node in self.absorbed:
+                return False
+            self.absorbed.add(<uintptr_t> node)
+        elif kind == TAG_TABLE:
+            self.table_ids.append(self.node_id(node))
+            self.push_frame(node, tag, MODE_FLOW)
+            self.push_exit(EXIT_TABLE, tag)
+            return True
+        elif kind == TAG_TR:
+            if frame is not None and frame.mode == MODE_ROW:
+                self.push_exit(EXIT_NONE, tag)
                 return True
-            if tag == "tr":
-                if frame is not None and frame.mode == MODE_ROW:
-                    self.push_exit(EXIT_NONE, tag)
-                    return True
-                if self.is_atomic_row(node):
-                    self.push_frame(node, "tr", MODE_ROW)
-                    self.push_exit(EXIT_FRAME, tag)
-                    return True
-            self.push_frame(node, tag, MODE_PRE if tag in self.pre_tags else MODE_FLOW)
+            if self.is_atomic_row(node):
+                self.push_frame(node, "tr", MODE_ROW)
+                self.push_exit(EXIT_FRAME, tag)
+                return True
+        if kind == TAG_BLOCK or kind == TAG_FIGCAPTION or kind == TAG_TR:
+            self.push_frame(node, tag, MODE_PRE if code & TAG_PRE else MODE_FLOW)
             self.push_exit(EXIT_FRAME, tag)
             return True
-        if tag == "br":
+        if kind == TAG_BR:
             if frame is not None:
                 frame.text.append("\n")
                 frame.html.append("<br>")
             return False
-        if tag == "img":
+        if kind == TAG_IMG:
             self.image(node)
             return False
         if frame is None:
             self.push_exit(EXIT_NONE, tag)
             return True
-        kept = self.kept_inline.get(tag)
-        if kept is not None:
+        if kind == TAG_KEPT:
+            kept = self.kept_inline[tag]
             lang = ""
             if kept == "code" and frame.mode == MODE_PRE:
                 m = self.lang_re.search(_attr(node, b"class") or "")
@@ -772,7 +851,7 @@ cdef class _CWalker:
             frame.inline_stack.append(kept)
             self.push_exit(EXIT_KEPT, kept)
             return True
-        if tag == "a":
+        if kind == TAG_A:
             self.link_depth += 1
             frame.n_links += 1
             self.push_exit(EXIT_LINK, tag)
@@ -826,6 +905,10 @@ cdef class _CWalker:
             if deadline is not None and visited % self.check_every == 0 and perf_counter() > deadline:
                 self.timed_out = True
                 break
+            # The walk waits on memory for each node it reaches; ask for the two it may go to
+            # next while this one is handled.
+            _prefetch(node.first_child)
+            _prefetch(node.next)
             if self.enter(node):
                 self.depth += 1
                 child = node.first_child
