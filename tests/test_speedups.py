@@ -274,6 +274,10 @@ def test_compiled_meta_rows_equal_the_css_query(
         '{}</script><svg><script type="application/ld+json">{"c": 3}</script></svg>'
         '<script type="application/ld+json"></script><script TYPE=application/ld+json>[]</script>'
     )
+    pages.append(  # the first title and html count, wherever they are
+        "<html xml:lang=fr><body><svg><title>a <tspan>b</tspan></title></svg><title>c</title>"
+    )
+    pages.append("<html lang=de><head><title></title></head></html>")
     seen = 0
     kinds: Counter[str] = Counter()
     for html in pages:
@@ -290,6 +294,7 @@ def test_compiled_meta_rows_equal_the_css_query(
         kinds.update(row[0] for row in fast)
     assert seen > 10
     assert kinds["ld+json"] >= 5 and kinds["meta"] and kinds["link"]
+    assert kinds["title"] >= 5 and kinds["html"] >= 5
 
 
 @needs_compiled_walk

@@ -332,27 +332,36 @@ def _jsonld_metadata(
     return found
 
 
-_HEAD_SELECTOR = 'meta, link[rel], script[type="application/ld+json"]'
+_HEAD_SELECTOR = 'meta, link[rel], script[type="application/ld+json"], title, html'
 
 
 def _meta_rows(tree: LexborHTMLParser) -> list[tuple[str | None, ...]]:
-    """The page's meta, link[rel] and JSON-LD script elements, in document order:
-    ``("meta", property, name, itemprop, http-equiv, content)``, ``("link", rel, href)`` or
-    ``("ld+json", text)``."""
+    """The page's meta, link[rel] and JSON-LD script elements, and its first title and html
+    elements, in document order: ``("meta", property, name, itemprop, http-equiv, content)``,
+    ``("link", rel, href)``, ``("ld+json", text)``, ``("title", text)`` or ``("html", lang,
+    xml:lang)``."""
     walks = lexbor(compiled)
     root = tree.root
     if walks is not None and root is not None:  # one C walk instead of a CSS query and dicts
         return walks.meta_elements(root.mem_id)
     rows: list[tuple[str | None, ...]] = []
+    seen: set[str] = set()
     for node in tree.css(_HEAD_SELECTOR):
         a = node.attributes
-        if node.tag == "link":
+        tag = (node.tag or "").lower()
+        if tag == "link":
             rows.append(("link", a.get("rel"), a.get("href")))
-        elif node.tag == "script":
+        elif tag == "script":
             rows.append(("ld+json", node.text(deep=True)))
-        else:
+        elif tag == "meta":
             keys = ("property", "name", "itemprop", "http-equiv", "content")
             rows.append(("meta", *(a.get(k) for k in keys)))
+        elif tag not in seen:  # the first title, the first html
+            seen.add(tag)
+            if tag == "title":
+                rows.append(("title", node.text()))
+            else:
+                rows.append(("html", a.get("lang"), a.get("xml:lang")))
     return rows
 
 
@@ -368,9 +377,17 @@ def read_metadata(
     """
     candidates: dict[str, dict[str, str]] = {}
     jsonld: list[str] = []
+    title_text: str | None = None
+    lang: str | None = None
     for row in _meta_rows(tree):
         if row[0] == "ld+json":
             jsonld.append(row[1] or "")
+            continue
+        if row[0] == "title":
+            title_text = row[1]
+            continue
+        if row[0] == "html":
+            lang = row[1] or row[2]
             continue
         if row[0] == "link":
             rels = (row[1] or "").lower().split()
@@ -391,15 +408,11 @@ def read_metadata(
                 break
     for name, value in _jsonld_metadata(jsonld, max_chars, json_cache).items():
         meta.setdefault(name, value)
-    title_node = tree.css_first("title")
-    html_title = _clip(title_node.text(), max_chars) if title_node is not None else ""
+    html_title = _clip(title_text, max_chars) if title_text is not None else ""
     if html_title:
         meta["html_title"] = html_title
-    html_node = tree.css_first("html")
-    if html_node is not None:
-        lang = html_node.attributes.get("lang") or html_node.attributes.get("xml:lang")
-        if lang and lang.strip():
-            meta["language"] = _clip(lang, max_chars)
+    if lang and lang.strip():
+        meta["language"] = _clip(lang, max_chars)
     title = meta.get("og_title") or html_title
     if not title:
         h1 = tree.css_first("h1")
