@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from blockdex import segment
 from blockdex.intervals import chunk_page, format_intervals, parse_interval_text, parse_intervals
-from blockdex.page import Selection
+from blockdex.page import Selection, intervals_from_indices, merge_intervals
 from blockdex.predict import predict_in_chunks
 from blockdex.predict.basic import AllPredictor, OraclePredictor
 from blockdex.segment import count_tokens
@@ -111,3 +113,11 @@ def test_selection_algebra() -> None:
     assert a.union(b).intervals == ((1, 4), (7, 7), (9, 9))
     assert 7 in a and 5 not in a
     assert Selection().format() == "NA"
+
+
+@given(st.lists(st.integers(min_value=-5, max_value=60), max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_intervals_from_indices_are_the_merged_single_intervals(indices: list[int]) -> None:
+    got = intervals_from_indices(indices)
+    assert got == merge_intervals((i, i) for i in indices)
+    assert {i for a, b in got for i in range(a, b + 1)} == set(indices)

@@ -138,8 +138,18 @@ def merge_intervals(intervals: Iterable[Sequence[int]]) -> tuple[Interval, ...]:
 
 
 def intervals_from_indices(indices: Iterable[int]) -> tuple[Interval, ...]:
-    """Closed intervals covering exactly the given indices."""
-    return merge_intervals((i, i) for i in indices)
+    """Closed intervals covering exactly the given indices (runs of consecutive ones).
+
+    >>> intervals_from_indices([7, 1, 2, 3, 5, 2])
+    ((1, 3), (5, 5), (7, 7))
+    """
+    runs: list[list[int]] = []
+    for i in sorted({int(i) for i in indices}):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return tuple((a, b) for a, b in runs)
 
 
 @dataclass(frozen=True, slots=True)

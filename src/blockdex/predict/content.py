@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from itertools import compress
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -231,6 +232,6 @@ class ContentPredictor:
                 f"{self.threshold:.2f}); use --predictor all to get the whole page",
             )
         ids = [b.index for b in page.blocks]
-        indices = [i for i, k in zip(ids, keep.tolist(), strict=True) if k]
+        indices = list(compress(ids, keep.tolist()))
         scores = dict(zip(ids, probs.tolist(), strict=True))  # the same floats as float(p)
         return Selection.from_indices(indices, scores=scores, warnings=warnings)
