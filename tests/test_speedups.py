@@ -778,6 +778,14 @@ def test_every_family_pattern_is_a_word_table() -> None:
 
 
 @needs_compiled
+def test_the_compiled_word_table_refuses_what_it_cannot_match() -> None:
+    for row in ((0, 2, "caf\u00e9"), (0, 3, "nav"), (62, 0, "nav"), (0, 0, "")):
+        with pytest.raises(ValueError, match="bad family word row"):
+            compiled.set_family_words([row])
+    assert features_module._compiled_families()  # the table in use is loaded again
+
+
+@needs_compiled
 @settings(max_examples=600, deadline=None)
 @given(_class_strings)
 def test_compiled_class_families_equal_the_regexes(level: str) -> None:

@@ -1824,20 +1824,29 @@ cdef struct FamWord:
 
 cdef FamWord *_fam_words = NULL
 cdef Py_ssize_t _n_fam_words = 0
+# the words by first character: _fam_by_first[_fam_first[c] : _fam_first[c + 1]] (indices)
+cdef Py_ssize_t _fam_first[129]
+cdef Py_ssize_t *_fam_by_first = NULL
 
 
 def set_family_words(list rows):
     """Load the word table ``(family, mode, word)`` that :func:`attr_family_rows` matches
     tokens against (``blockdex.features._family_word_table``: mode 0 the whole token, 1 a
     prefix, 2 anywhere; words of ASCII letters and digits)."""
-    global _fam_words, _n_fam_words
-    cdef FamWord *table = <FamWord *> malloc(max(len(rows), 1) * sizeof(FamWord))
-    cdef Py_ssize_t i, j
-    if table == NULL:
+    global _fam_words, _n_fam_words, _fam_by_first
+    cdef Py_ssize_t n = len(rows)
+    cdef FamWord *table = <FamWord *> malloc(max(n, 1) * sizeof(FamWord))
+    cdef Py_ssize_t *by_first = <Py_ssize_t *> malloc(max(n, 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t i, j, c
+    if table == NULL or by_first == NULL:
+        free(table)
+        free(by_first)
         raise MemoryError()
     for i, (family, mode, word) in enumerate(rows):
-        if not 0 <= family < 62 or mode not in (0, 1, 2) or not 0 < len(word) <= FAM_MAX_WORD:
+        if (not 0 <= family < 62 or mode not in (0, 1, 2) or not 0 < len(word) <= FAM_MAX_WORD
+                or not word.isascii()):
             free(table)
+            free(by_first)
             raise ValueError(f"bad family word row {(family, mode, word)!r}")
         table[i].family = family
         table[i].mode = mode
@@ -1845,8 +1854,18 @@ def set_family_words(list rows):
         for j in range(len(word)):
             table[i].chars[j] = ord(word[j])
     free(_fam_words)
+    free(_fam_by_first)
     _fam_words = table
-    _n_fam_words = len(rows)
+    _n_fam_words = n
+    order = sorted(range(n), key=lambda k: (table[k].chars[0], k))
+    for j in range(n):
+        by_first[j] = order[j]
+    _fam_by_first = by_first
+    j = 0
+    for c in range(129):
+        while j < n and table[by_first[j]].chars[0] < c:
+            j += 1
+        _fam_first[c] = j
 
 
 cdef inline bint _fam_eq(
@@ -1862,25 +1881,25 @@ cdef inline bint _fam_eq(
 cdef unsigned long long _token_mask(
     int kind, void *data, Py_ssize_t start, Py_ssize_t end
 ) noexcept:
+    """The families of the words matching ``data[start:end]``: the token is a ``whole`` word,
+    starts with a ``prefix`` word or holds an ``anywhere`` word. At each position only the words
+    beginning with its character are tried (all words are ASCII)."""
     cdef unsigned long long mask = 0, bit
-    cdef Py_ssize_t i, p, n = end - start
+    cdef Py_ssize_t k, p, c, n = end - start
     cdef const FamWord *w
-    for i in range(_n_fam_words):
-        w = &_fam_words[i]
-        bit = 1ULL << w.family
-        if mask & bit or w.length > n:
+    for p in range(start, end):
+        c = <Py_ssize_t> PyUnicode_READ(kind, data, p)
+        if c >= 128:
             continue
-        if w.mode == FAM_WHOLE:
-            if w.length == n and _fam_eq(kind, data, start, w):
+        for k in range(_fam_first[c], _fam_first[c + 1]):
+            w = &_fam_words[_fam_by_first[k]]
+            bit = 1ULL << w.family
+            if mask & bit or w.length > end - p:
+                continue
+            if w.mode != FAM_ANYWHERE and (p != start or (w.mode == FAM_WHOLE and w.length != n)):
+                continue
+            if _fam_eq(kind, data, p, w):
                 mask |= bit
-        elif w.mode == FAM_PREFIX:
-            if _fam_eq(kind, data, start, w):
-                mask |= bit
-        else:
-            for p in range(start, end - w.length + 1):
-                if PyUnicode_READ(kind, data, p) == w.chars[0] and _fam_eq(kind, data, p, w):
-                    mask |= bit
-                    break
     return mask
 
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from itertools import compress
 from importlib import resources
+from itertools import compress
 from pathlib import Path
 from typing import Any
 
