@@ -1263,31 +1263,30 @@ cdef Py_ssize_t _ascii_word_counts(
     return words
 
 
-cdef Py_ssize_t _word_counts(
-    str text, _AsciiWordSet stops_ascii, _AsciiWordSet title_ascii, frozenset stops, set title,
-    long *n_stop, long *n_title,
+ctypedef fused _char_t:
+    unsigned char
+    unsigned short
+    unsigned int
+
+
+cdef Py_ssize_t _word_scan(
+    const _char_t *d, Py_ssize_t n, str text, _AsciiWordSet stops_ascii,
+    _AsciiWordSet title_ascii, frozenset stops, set title, long *n_stop, long *n_title,
 ) except -1:
-    """:func:`_ascii_word_counts` for any text: ``text.lower().split()``'s words, and how many
-    are in ``stops`` and in ``title`` (None: not counted). Lower-casing neither makes nor
-    removes whitespace, so the words are those of ``text.split()``, lowered one by one: ASCII
-    words in the ASCII sets without a Python string, others as ``word.lower()`` in the sets."""
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void *data = PyUnicode_DATA(text)
-    cdef Py_ssize_t n = len(text), i = 0, s, words = 0, k
+    """:func:`_word_counts` on ``text``'s characters ``d`` (one loop per width)."""
+    cdef Py_ssize_t i = 0, s, words = 0, k
     cdef unsigned char buf[WORD_MAX]
     cdef Py_UCS4 c
-    cdef unsigned int u
     cdef bint ascii
-    n_stop[0] = n_title[0] = 0
     while i < n:
-        while i < n and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
+        while i < n and Py_UNICODE_ISSPACE(d[i]):
             i += 1
         if i >= n:
             break
         s = i
         ascii = True
         while i < n:
-            c = PyUnicode_READ(kind, data, i)
+            c = d[i]
             if Py_UNICODE_ISSPACE(c):
                 break
             if c >= 128:
@@ -1296,8 +1295,8 @@ cdef Py_ssize_t _word_counts(
         words += 1
         if ascii and i - s <= WORD_MAX:
             for k in range(i - s):
-                u = <unsigned int> PyUnicode_READ(kind, data, s + k)
-                buf[k] = <unsigned char> (u + 32 if 65 <= u <= 90 else u)
+                c = d[s + k]
+                buf[k] = <unsigned char> ((<unsigned int> c) + 32 if 65 <= c <= 90 else c)
             if stops_ascii.contains(buf, i - s):
                 n_stop[0] += 1
             if title is not None and title_ascii.contains(buf, i - s):
@@ -1311,10 +1310,26 @@ cdef Py_ssize_t _word_counts(
     return words
 
 
-ctypedef fused _char_t:
-    unsigned char
-    unsigned short
-    unsigned int
+cdef Py_ssize_t _word_counts(
+    str text, _AsciiWordSet stops_ascii, _AsciiWordSet title_ascii, frozenset stops, set title,
+    long *n_stop, long *n_title,
+) except -1:
+    """:func:`_ascii_word_counts` for any text: ``text.lower().split()``'s words, and how many
+    are in ``stops`` and in ``title`` (None: not counted). Lower-casing neither makes nor
+    removes whitespace, so the words are those of ``text.split()``, lowered one by one: ASCII
+    words in the ASCII sets without a Python string, others as ``word.lower()`` in the sets."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t n = len(text)
+    n_stop[0] = n_title[0] = 0
+    if kind == PyUnicode_1BYTE_KIND:
+        return _word_scan(<const unsigned char *> data, n, text, stops_ascii, title_ascii,
+                          stops, title, n_stop, n_title)
+    if kind == PyUnicode_2BYTE_KIND:
+        return _word_scan(<const unsigned short *> data, n, text, stops_ascii, title_ascii,
+                          stops, title, n_stop, n_title)
+    return _word_scan(<const unsigned int *> data, n, text, stops_ascii, title_ascii, stops,
+                      title, n_stop, n_title)
 
 
 cdef inline void _count_marks(
