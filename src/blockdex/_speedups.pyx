@@ -1038,40 +1038,47 @@ cdef list _long_tags_1byte(const char *p, Py_ssize_t n, Py_ssize_t min_chars, Py
     return out
 
 
+cdef inline Py_ssize_t _find16(
+    const unsigned short *p, Py_ssize_t i, Py_ssize_t end, unsigned char ch
+) noexcept:
+    """The first index in ``[i, end)`` of two-byte text ``p`` holding ``ch`` (not 0), else
+    ``end``: memchr finds the byte, then the character is checked (either byte order: only
+    ``ch`` itself has a byte equal to ``ch`` and the other zero)."""
+    cdef const unsigned char *base = <const unsigned char *> p
+    cdef const unsigned char *q
+    cdef Py_ssize_t b = 2 * i
+    while b < 2 * end:
+        q = <const unsigned char *> memchr(base + b, ch, 2 * end - b)
+        if q == NULL:
+            return end
+        b = q - base
+        if p[b // 2] == ch:
+            return b // 2
+        b += 1
+    return end
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef list _long_tags_2byte(
     const unsigned short *p, Py_ssize_t n, Py_ssize_t min_chars, Py_ssize_t *lt
 ):
     """:func:`long_tags` for two-byte text (most pages: one character beyond Latin-1 is
-    enough), with the width known to the loop."""
-    cdef Py_ssize_t i = 0, j, b
+    enough): :func:`_long_tags_1byte`'s jumps, with :func:`_find16` for memchr."""
+    cdef Py_ssize_t i = 0, j, end
     cdef unsigned short c
-    cdef const unsigned char *bytes_ = <const unsigned char *> p
-    cdef const unsigned char *q
     out = []
     while i < n - 1:
-        if p[i] != 60:  # '<': memchr finds its byte 3C, then the character is checked
-            b = 2 * i
-            while True:
-                if b >= 2 * (n - 1):
-                    return out
-                q = <const unsigned char *> memchr(bytes_ + b, 60, 2 * (n - 1) - b)
-                if q == NULL:
-                    return out
-                b = q - bytes_
-                if p[b // 2] == 60:
-                    break
-                b += 1
-            i = b // 2
+        i = _find16(p, i, n - 1, 60)  # '<' with a character after it
+        if i >= n - 1:
+            break
         lt[0] += 1
         c = p[i + 1]
         if not ((65 <= c <= 90) or (97 <= c <= 122)):
             i += 1
             continue
-        j = i + 2
-        while j < n and p[j] != 60 and p[j] != 62:
-            j += 1
+        end = _find16(p, i + 2, n, 62)  # '>'
+        j = _find16(p, i + 2, end, 60)
         if j - (i + 2) >= min_chars:
             out.append((i, j))
         i = j
