@@ -1240,36 +1240,6 @@ cdef inline bint _ascii_space(unsigned char c) noexcept:
     return c == 32 or 9 <= c <= 13 or 28 <= c <= 31
 
 
-cdef Py_ssize_t _ascii_word_counts(
-    const unsigned char *t, Py_ssize_t n, _AsciiWordSet stops, _AsciiWordSet title,
-    long *n_stop, long *n_title,
-) noexcept:
-    """Words of an ASCII text (``text.lower().split()``) and how many are in each set; -1 when
-    a word is longer than WORD_MAX (the caller then counts the slow way)."""
-    cdef Py_ssize_t i = 0, s, words = 0, k
-    cdef unsigned char buf[WORD_MAX]
-    cdef unsigned char c
-    while i < n:
-        while i < n and _ascii_space(t[i]):
-            i += 1
-        if i >= n:
-            break
-        s = i
-        while i < n and not _ascii_space(t[i]):
-            i += 1
-        words += 1
-        if i - s > WORD_MAX:
-            return -1
-        for k in range(i - s):
-            c = t[s + k]
-            buf[k] = c + 32 if 65 <= c <= 90 else c
-        if stops.contains(buf, i - s):
-            n_stop[0] += 1
-        if title is not None and title.contains(buf, i - s):
-            n_title[0] += 1
-    return words
-
-
 ctypedef fused _char_t:
     unsigned char
     unsigned short
@@ -1321,10 +1291,10 @@ cdef Py_ssize_t _word_counts(
     str text, _AsciiWordSet stops_ascii, _AsciiWordSet title_ascii, frozenset stops, set title,
     long *n_stop, long *n_title,
 ) except -1:
-    """:func:`_ascii_word_counts` for any text: ``text.lower().split()``'s words, and how many
-    are in ``stops`` and in ``title`` (None: not counted). Lower-casing neither makes nor
-    removes whitespace, so the words are those of ``text.split()``, lowered one by one: ASCII
-    words in the ASCII sets without a Python string, others as ``word.lower()`` in the sets."""
+    """``text.lower().split()``'s words, and how many are in ``stops`` and in ``title`` (None:
+    not counted). Lower-casing neither makes nor removes whitespace, so the words are those of
+    ``text.split()``, lowered one by one: ASCII words (at most WORD_MAX long) in the ASCII sets
+    without a Python string, others as ``word.lower()`` in the sets."""
     cdef int kind = PyUnicode_KIND(text)
     cdef void *data = PyUnicode_DATA(text)
     cdef Py_ssize_t n = len(text)
@@ -1410,17 +1380,10 @@ def block_columns(
         text = _field(b, o_text)
         n_stop = 0
         n_title = 0
-        n_words = -1
-        if PyUnicode_IS_ASCII(text):  # no Python string per word
-            n_words = _ascii_word_counts(
-                <const unsigned char *> PyUnicode_DATA(text), len(text), stop_set, title_set,
-                &n_stop, &n_title,
-            )
-        if n_words < 0:
-            n_words = _word_counts(
-                text, stop_set, title_set, stops, title_words if use_title else None,
-                &n_stop, &n_title,
-            )
+        n_words = _word_counts(
+            text, stop_set, title_set, stops, title_words if use_title else None,
+            &n_stop, &n_title,
+        )
         tag = _field(b, o_tag)
         depth = _field(b, o_depth)
         out[i, 0] = len(text)
