@@ -489,6 +489,9 @@ def test_compiled_crowded_tag_check_equals_the_regexes(text: str, max_attributes
     with pytest.MonkeyPatch.context() as m:
         m.setattr(parse_module, "compiled", None)
         assert fast == parse_module._tag_count_and_crowding(text, max_attributes)
+    tags = [m.group() for m in parse_module._long_tag_re(max_attributes).finditer(text)]
+    crowded = any(len(parse_module._ATTR_RE.findall(t)) > max_attributes for t in tags)
+    assert fast == (text.count("<"), crowded)  # the definition, counting every match
 
 
 # -- per-block feature columns -------------------------------------------------------------------

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import islice
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -558,7 +559,11 @@ def _tag_count_and_crowding(text: str, max_attributes: int) -> tuple[int, bool]:
         tags = (m.group() for m in _long_tag_re(max_attributes).finditer(text))
     if n_lt > PARSE_FIRST_MAX_TAGS:
         return n_lt, False
-    return n_lt, any(len(_ATTR_RE.findall(t)) > max_attributes for t in tags)
+    # more than max_attributes matches: stop at the first one past it (a long false "tag" in a
+    # script, such as `x<vendors.length …` over 43,000 characters, has thousands)
+    return n_lt, any(
+        next(islice(_ATTR_RE.finditer(t), max_attributes, None), None) is not None for t in tags
+    )
 
 
 def _has_deep_element(tree: LexborHTMLParser, max_depth: int) -> bool:
