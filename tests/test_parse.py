@@ -111,3 +111,12 @@ def test_unclosed_title_that_swallowed_the_page_is_repaired() -> None:
 def test_a_normal_long_title_is_left_alone() -> None:
     doc = parse_html("<html><head><title>" + "word " * 600 + "</title></head><body><p>x</p></body>")
     assert not doc.warnings
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("max_depth", 0), ("max_dom_nodes", -1), ("sniff_bytes", -1), ("max_control_ratio", 1.5)],
+)
+def test_parse_limits_refuse_values_that_make_no_sense(field: str, value: float) -> None:
+    with pytest.raises(ValueError, match=f"ParseLimits.{field}"):
+        ParseLimits(**{field: value})

@@ -48,6 +48,21 @@ class ParseLimits:
     """Attributes of one element beyond this are dropped, with a warning: lexbor's duplicate check
     is quadratic in them (200k attributes: over a minute); real elements carry a few dozen."""
 
+    def __post_init__(self) -> None:
+        for name in ("max_input_bytes", "max_dom_nodes", "max_depth"):
+            if getattr(self, name) < 1:
+                raise ValueError(
+                    f"ParseLimits.{name} must be at least 1, not {getattr(self, name)}"
+                )
+        for name in ("sniff_bytes", "swallowed_chars", "swallowed_tags", "max_meta_chars",
+                     "max_attributes"):  # fmt: skip
+            if getattr(self, name) < 0:
+                raise ValueError(f"ParseLimits.{name} must be 0 or more, not {getattr(self, name)}")
+        if not 0.0 <= self.max_control_ratio <= 1.0:
+            raise ValueError(
+                f"ParseLimits.max_control_ratio must be between 0 and 1, not {self.max_control_ratio}"
+            )
+
 
 DEFAULT_LIMITS = ParseLimits()
 
@@ -185,7 +200,7 @@ def check_html_text(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> None:
     """Raise :class:`NotHTML`/:class:`EmptyInput` when decoded text cannot be a web page."""
     if not text or text.isspace():  # (not text.strip(): no copy of the page)
         raise EmptyInput("input is empty: there is no HTML to extract from")
-    n_sniff = min(len(text), max(limits.sniff_bytes, 0))
+    n_sniff = min(len(text), limits.sniff_bytes)
     if compiled is not None:
         controls = compiled.count_controls(text, n_sniff)
     else:
