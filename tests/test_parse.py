@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from blockdex.clean import CleanConfig
 from blockdex.errors import EmptyInput, NotHTML, PageTooLarge
 from blockdex.parse import ParseLimits, decode_html, parse_html
+from blockdex.segment import SegmentConfig
 
 PAGE = "<html><head><title>Caf\u00e9 cr\u00e8me</title></head><body><p>Na\u00efve \u00fcber</p></body></html>"
 
@@ -114,9 +116,21 @@ def test_a_normal_long_title_is_left_alone() -> None:
 
 
 @pytest.mark.parametrize(
-    ("field", "value"),
-    [("max_depth", 0), ("max_dom_nodes", -1), ("sniff_bytes", -1), ("max_control_ratio", 1.5)],
+    ("config", "field", "value"),
+    [
+        (ParseLimits, "max_depth", 0),
+        (ParseLimits, "max_dom_nodes", -1),
+        (ParseLimits, "sniff_bytes", -1),
+        (ParseLimits, "max_control_ratio", 1.5),
+        (ParseLimits, "max_control_ratio", float("nan")),
+        (CleanConfig, "match_probes", 0),
+        (CleanConfig, "max_known_share", -0.1),
+        (SegmentConfig, "check_time_every", 0),
+        (SegmentConfig, "max_block_tokens", 0),
+        (SegmentConfig, "max_path_levels", -1),
+    ],
 )
-def test_parse_limits_refuse_values_that_make_no_sense(field: str, value: float) -> None:
-    with pytest.raises(ValueError, match=f"ParseLimits.{field}"):
-        ParseLimits(**{field: value})
+def test_configs_refuse_values_that_make_no_sense(config: type, field: str, value: float) -> None:
+    with pytest.raises(ValueError, match=f"{config.__name__}.{field} must be at"):
+        config(**{field: value})
+    config(**{field: 0 if field in ("max_path_levels", "max_known_share") else 1})  # allowed

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
-from blockdex.parse import BAD_JSON, Document, load_json_once, parse_bounded
+from blockdex.parse import BAD_JSON, Document, check_minimums, load_json_once, parse_bounded
 from blockdex.speedups import compiled, lexbor
 
 
@@ -50,7 +50,27 @@ class CleanConfig:
     noscript_content_chars: int = 1000
     """A <noscript> with this much text is the page's no-JS content and is kept (0: drop all)."""
 
+    def __post_init__(self) -> None:
+        check_minimums(self, _CLEAN_MINIMUMS)
 
+
+_CLEAN_MINIMUMS = {
+    **dict.fromkeys(
+        (
+            "min_rescued_chars",
+            "max_script_chars",
+            "max_js_string_chars",
+            "max_rescued_fragments",
+            "probe_chars",
+            "probe_word_chars",
+            "min_probe_words",
+            "noscript_content_chars",
+        ),
+        0,
+    ),
+    "match_probes": 1,
+    "max_known_share": 0.0,
+}
 DEFAULT_CLEAN = CleanConfig()
 
 # Elements removed with everything inside them: they never hold text a reader sees as content.

@@ -49,19 +49,30 @@ class ParseLimits:
     is quadratic in them (200k attributes: over a minute); real elements carry a few dozen."""
 
     def __post_init__(self) -> None:
-        for name in ("max_input_bytes", "max_dom_nodes", "max_depth"):
-            if getattr(self, name) < 1:
-                raise ValueError(
-                    f"ParseLimits.{name} must be at least 1, not {getattr(self, name)}"
-                )
-        for name in ("sniff_bytes", "swallowed_chars", "swallowed_tags", "max_meta_chars",
-                     "max_attributes"):  # fmt: skip
-            if getattr(self, name) < 0:
-                raise ValueError(f"ParseLimits.{name} must be 0 or more, not {getattr(self, name)}")
-        if not 0.0 <= self.max_control_ratio <= 1.0:
+        check_minimums(self, _LIMIT_MINIMUMS)
+        if self.max_control_ratio > 1.0:
             raise ValueError(
-                f"ParseLimits.max_control_ratio must be between 0 and 1, not {self.max_control_ratio}"
+                f"ParseLimits.max_control_ratio must be at most 1, not {self.max_control_ratio}"
             )
+
+
+def check_minimums(config: object, minimums: dict[str, float]) -> None:
+    """Raise ValueError naming the first field of ``config`` below its minimum."""
+    for name, least in minimums.items():
+        value = getattr(config, name)
+        if not value >= least:  # (NaN too)
+            raise ValueError(
+                f"{type(config).__name__}.{name} must be at least {least:g}, not {value}"
+            )
+
+
+_LIMIT_MINIMUMS = {
+    **dict.fromkeys(("max_input_bytes", "max_dom_nodes", "max_depth"), 1),
+    **dict.fromkeys(
+        ("sniff_bytes", "swallowed_chars", "swallowed_tags", "max_meta_chars", "max_attributes"), 0
+    ),
+    "max_control_ratio": 0.0,
+}
 
 
 DEFAULT_LIMITS = ParseLimits()

@@ -36,7 +36,7 @@ from itertools import islice
 from selectolax.lexbor import LexborNode
 
 from blockdex.page import Block, Page
-from blockdex.parse import Document, parse_bounded
+from blockdex.parse import Document, check_minimums, parse_bounded
 from blockdex.speedups import compiled, lexbor
 
 
@@ -64,7 +64,24 @@ class SegmentConfig:
     min_chars_per_token: float = 2.5
     """Texts shorter than this many chars per budget token are not counted (speed)."""
 
+    def __post_init__(self) -> None:
+        check_minimums(self, _SEGMENT_MINIMUMS)
 
+
+_SEGMENT_MINIMUMS = {
+    **dict.fromkeys(("max_block_tokens", "max_block_chars", "check_time_every"), 1),
+    **dict.fromkeys(
+        (
+            "max_attr_levels",
+            "max_path_levels",
+            "max_blocks",
+            "max_caption_chars",
+            "max_figure_levels",
+            "min_chars_per_token",
+        ),
+        0,
+    ),
+}
 DEFAULT_SEGMENT = SegmentConfig()
 
 BLOCK_TAGS = frozenset(
