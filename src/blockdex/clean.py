@@ -376,7 +376,6 @@ def drop_noise(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> None:
     root, head, body = tree.root, tree.head, tree.body
     if root is None:
         return
-    spared = {root.mem_id, body.mem_id if body is not None else 0}
     walks = lexbor(compiled)
     if walks is not None:
         # One walk removes the outermost noise and hidden elements, unless a noscript may hold
@@ -397,6 +396,7 @@ def drop_noise(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> None:
     if cfg.noscript_content_chars:
         keep_content_noscripts(doc, cfg)
     tree.strip_tags(list(NOISE_TAGS), recursive=True)
+    spared = {root.mem_id, body.mem_id if body is not None else 0}
     for node in tree.css(HIDDEN_SELECTOR):
         if node.mem_id not in spared:
             node.decompose()
