@@ -42,3 +42,41 @@ def test_training_without_pages_is_a_clear_error(tmp_path: Path, capsys) -> None
     code = main(["train", "--datasets", str(empty), "--out", str(tmp_path / "m.json")])
     assert code == 1
     assert "blockdex: error:" in capsys.readouterr().err
+
+
+def _scored_page(dataset: str, n: int, probs: list[float], content: list[bool]):
+    """A training page whose blocks are one word each: ``content`` marks the ground truth."""
+    from collections import Counter
+
+    from blockdex.train import PageData
+
+    words = [[f"w{n}x{i}"] for i in range(len(probs))]
+    gt = Counter(w[0] for w, c in zip(words, content, strict=True) if c)
+    page = PageData(
+        id=f"{dataset}-{n}",
+        dataset=dataset,
+        X=np.zeros((len(probs), 1), dtype=np.float32),
+        groups=np.zeros((len(probs), 1), dtype=np.int32),
+        share=np.asarray(content, dtype=np.float32),
+        block_tokens=words,
+        gt_tokens=gt,
+    )
+    return np.asarray(probs), page
+
+
+def test_a_dataset_of_a_few_pages_does_not_vote_on_the_threshold() -> None:
+    from blockdex.train import best_threshold
+
+    # 30 pages want a high threshold (a block at 0.5 is boilerplate), 2 pages a low one
+    # (their content scores 0.3): the two pages must not move the threshold.
+    big = [_scored_page("big", n, [0.9, 0.5, 0.1], [True, False, False]) for n in range(30)]
+    small = [_scored_page("small", n, [0.3, 0.1], [True, False]) for n in range(2)]
+    probs = [p for p, _ in big + small]
+    data = [d for _, d in big + small]
+    t_all, _ = best_threshold(probs, data)  # every dataset votes: the small one pulls it down
+    assert t_all <= 0.3
+    t, f1 = best_threshold(probs, data, min_pages=20)
+    assert 0.5 < t <= 0.9 and f1 == 1.0
+    # when no dataset has enough pages, all of them vote rather than none
+    t_few, _ = best_threshold(probs[-2:], data[-2:], min_pages=20)
+    assert t_few <= 0.3
