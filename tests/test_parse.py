@@ -93,6 +93,20 @@ def test_metadata_from_meta_tags_and_json_ld() -> None:
     assert doc.title == "Page"
 
 
+def test_declared_page_types_are_read_from_open_graph_and_json_ld() -> None:
+    doc = parse_html(
+        '<html><head><meta property="og:type" content="Article">'
+        '<script type="application/ld+json">[{"@type": "WebSite"}, {"@graph": ['
+        '{"@type": ["NewsArticle", "WebSite"], "author": {"@type": "Person", "name": "A"}},'
+        '{"@type": 7}]}]</script></head><body><p>x</p></body></html>'
+    )
+    assert doc.meta["page_type"] == "Article"
+    # top-level items and @graph members, in order, once each; nested objects are not types
+    # of the page, and a non-string @type is ignored
+    assert doc.meta["schema_types"] == "WebSite, NewsArticle"
+    assert "schema_types" not in parse_html("<html><body><p>x</p></body></html>").meta
+
+
 def test_broken_json_ld_is_ignored() -> None:
     doc = parse_html(
         '<html><head><script type="application/ld+json">{not json</script></head>'

@@ -292,6 +292,7 @@ _META_SOURCES: dict[str, tuple[str, ...]] = {
     "canonical": ("canonical", "og:url"),
     "keywords": ("keywords", "news_keywords"),
     "language": ("content-language", "og:locale"),
+    "page_type": ("og:type",),
 }
 _META_KEY_FIELD = {key: name for name, keys in _META_SOURCES.items() for key in keys}
 # JSON-LD properties (schema.org) → metadata fields, used when meta tags lack them.
@@ -333,8 +334,11 @@ def _jsonld_metadata(
     max_chars: int = DEFAULT_LIMITS.max_meta_chars,
     json_cache: dict[str, object] | None = None,
 ) -> dict[str, str]:
-    """Metadata fields from the page's JSON-LD scripts (their texts, in document order)."""
+    """Metadata fields from the page's JSON-LD scripts (their texts, in document order), and
+    ``schema_types``: the schema.org types the scripts declare for their top-level items (and
+    ``@graph`` members), in order, comma-separated."""
     found: dict[str, str] = {}
+    types: list[str] = []
     for code in codes:
         if not code or len(code) > _MAX_JSONLD_CHARS:
             continue
@@ -351,11 +355,17 @@ def _jsonld_metadata(
         for item in expanded:
             if not isinstance(item, dict):
                 continue
+            declared = item.get("@type")
+            for t in declared if isinstance(declared, list) else [declared]:
+                if isinstance(t, str) and t.strip() and t.strip() not in types:
+                    types.append(t.strip())
             for prop, key in _JSONLD_FIELDS.items():
                 if key not in found and prop in item:
                     text = _clip(_jsonld_name(item[prop]), max_chars)
                     if text:
                         found[key] = text
+    if types:
+        found["schema_types"] = _clip(", ".join(types), max_chars)
     return found
 
 
