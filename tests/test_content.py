@@ -178,29 +178,3 @@ def test_skipping_stage_two_for_confident_blocks_keeps_every_decision() -> None:
     for path in sorted(PAGES.glob("*.html")):
         page = segment(path.read_text(encoding="utf-8"))
         assert fast.predict(page).intervals == exact.predict(page).intervals, path.name
-
-
-def test_declared_page_type_flags_reach_every_block() -> None:
-    from blockdex.features import DECLARED_TYPES, declared_type_flags
-
-    head = (
-        '<meta property="og:type" content="article.news">'
-        '<script type="application/ld+json">{"@type": "QAPage"}</script>'
-    )
-    page = segment(f"<html><head>{head}</head><body><p>One.</p><p>Two words.</p></body></html>")
-    flags = dict(
-        zip((n for n, _, _ in DECLARED_TYPES), declared_type_flags(page.meta), strict=True)
-    )
-    assert flags == {
-        "declared_og_article": 1.0,  # "article.news": the first dotted part, any case
-        "declared_og_website": 0.0,
-        "declared_og_product": 0.0,
-        "declared_ld_article": 0.0,
-        "declared_ld_forum": 1.0,
-        "declared_ld_product": 0.0,
-    }
-    X = block_features(page)
-    cols = [FEATURE_NAMES.index(n) for n in flags]
-    assert (X[:, cols] == np.array(list(flags.values()), dtype=np.float32)).all()
-    plain = block_features(segment("<html><body><p>One.</p><p>Two words.</p></body></html>"))
-    assert not plain[:, cols].any()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from functools import lru_cache
 from importlib import resources
 
@@ -259,48 +259,6 @@ def _tag_index(tag: str) -> int:
 
 _TAG_INDEX = {name: i for i, name in enumerate(TAG_GROUP_NAMES)}
 
-DECLARED_TYPES: tuple[tuple[str, str, frozenset[str]], ...] = (
-    # (feature, metadata field, declared types that set it). What the page says it is: an
-    # article's comment thread or news feed looks like a forum's posts or a listing's items to
-    # the per-block features, and the declaration tells them apart (og:type "article" on 87% of
-    # scrapinghub-aeb's news pages and 67% of wcxb's articles, 11% of its forums).
-    ("declared_og_article", "page_type", frozenset({"article"})),
-    ("declared_og_website", "page_type", frozenset({"website"})),
-    ("declared_og_product", "page_type", frozenset({"product"})),
-    (
-        "declared_ld_article",
-        "schema_types",
-        frozenset(
-            {
-                "Article",
-                "NewsArticle",
-                "BlogPosting",
-                "Report",
-                "ReportageNewsArticle",
-                "TechArticle",
-                "OpinionNewsArticle",
-            }
-        ),
-    ),
-    (
-        "declared_ld_forum",
-        "schema_types",
-        frozenset({"DiscussionForumPosting", "QAPage", "Question", "Comment"}),
-    ),
-    ("declared_ld_product", "schema_types", frozenset({"Product"})),
-)
-"""Page-level flags from the Open Graph type (its first dotted part, lower-cased) and the JSON-LD
-``@type`` values (:func:`blockdex.parse.read_metadata`'s ``page_type`` and ``schema_types``)."""
-
-
-def declared_type_flags(meta: Mapping[str, str]) -> list[float]:
-    """The :data:`DECLARED_TYPES` flags of a page's metadata, in order."""
-    og = meta.get("page_type", "").strip().lower().split(".", 1)[0]
-    schema = {t.strip() for t in meta.get("schema_types", "").split(",")}
-    declared = {"page_type": {og}, "schema_types": schema}
-    return [float(bool(declared[field] & types)) for _, field, types in DECLARED_TYPES]
-
-
 LOCAL_NAMES = (
     "log_chars",
     "log_words",
@@ -330,7 +288,6 @@ FEATURE_NAMES: tuple[str, ...] = (
     "page_log_blocks",
     "page_log_words",
     "page_markup_ratio",
-    *(name for name, _, _ in DECLARED_TYPES),
     "path_group_share",
     "path_group_count",
     *(f"path_group_containers{k}" for k in REPEAT_LEVELS),
@@ -471,7 +428,6 @@ def block_features(page: Page) -> np.ndarray:
             math.log1p(n),
             math.log1p(total_words),
             math.log1p(page.html_bytes / total_chars) if page.html_bytes else 0.0,
-            *declared_type_flags(page.meta),
         ],
         dtype=np.float32,
     )
@@ -500,7 +456,7 @@ def block_features(page: Page) -> np.ndarray:
             tag_onehot,
             path_rows[path_of],
             attr_rows[attr_of],
-            np.broadcast_to(page_feats, (n, len(page_feats))),
+            np.broadcast_to(page_feats, (n, 3)),
             context,
         ]
     ).astype(np.float32, copy=False)
