@@ -19,22 +19,15 @@ import argparse
 import dataclasses
 import sys
 
-from blockdex.evaluate.bench import make_method, score_page, summarise_method
+from blockdex.evaluate.bench import run_method, summarise_method
 from blockdex.evaluate.datasets import EvalPage, load_dataset
 from blockdex.extract import Extractor
 from blockdex.predict.content import ContentModel, ContentPredictor
 from blockdex.train import TrainConfig, collect, train
 
 
-def _score(name: str, fn, pages: list[EvalPage]) -> dict[str, float]:
-    records = []
-    for page in pages:
-        try:
-            text = fn(page) or ""
-        except Exception:  # a peer's failure on one page scores as empty output
-            text = ""
-        records.append(score_page(page, name, text, 0.0, lcs=False))
-    return summarise_method(name, records).scores
+def _score(name: str, pages: list[EvalPage], fn=None) -> dict[str, float]:
+    return summarise_method(name, run_method(name, pages, progress=False, fn=fn)).scores
 
 
 def _cell(scores: dict[str, float]) -> str:
@@ -62,7 +55,6 @@ def main() -> int:
     extra = [n for n in args.train_only.split(",") if n and n not in names]
     trainable = [n for n in names if n != "l3s-gn1"] + extra
     train_data = {n: collect((n,), "train") for n in trainable}
-    peer_fns = {p: make_method(p) for p in peers}
     print(f"| left out (pages) | metric | blockdex, trained without it | {' | '.join(peers)} |")
     print(f"|---|---|---:|{'---:|' * len(peers)}")
     for held in names:
@@ -74,9 +66,9 @@ def main() -> int:
         ex = Extractor(ContentPredictor(model))
         pages = list(load_dataset(held))
         ours = _score(
-            "content", lambda p, ex=ex: ex.extract(p.html, url=p.url, output="text"), pages
+            "content", pages, lambda p, ex=ex: ex.extract(p.html, url=p.url, output="text")
         )
-        theirs = [_score(p, peer_fns[p], pages) for p in peers]
+        theirs = [_score(p, pages) for p in peers]
         metric = "token F1" if "F1" in ours else "snippet F1"
         row = " | ".join(_cell(s) for s in theirs)
         print(f"| {held} ({len(pages)}) | {metric} | {_cell(ours)} | {row} |")

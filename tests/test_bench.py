@@ -43,6 +43,13 @@ def test_every_page_yields_a_record_even_when_a_method_fails(monkeypatch) -> Non
     assert ok[0].f1 == 1.0
 
 
+def test_a_function_runs_in_place_of_a_named_method() -> None:
+    pages = load_dataset(str(EVAL))
+    recs = run_method("my-model", pages, progress=False, fn=lambda page: page.ground_truth)
+    assert [r.method for r in recs] == ["my-model", "my-model"]
+    assert all(r.f1 == 1.0 and r.error is None for r in recs)
+
+
 def test_bench_scores_match_the_metric_applied_directly() -> None:
     pages = load_dataset(str(EVAL))
     records, summaries, notes = bench(str(EVAL), ["all", "content", "nope"], lcs=True)

@@ -357,8 +357,9 @@ def _jsonld_metadata(
                 continue
             declared = item.get("@type")
             for t in declared if isinstance(declared, list) else [declared]:
-                if isinstance(t, str) and t.strip() and t.strip() not in types:
-                    types.append(t.strip())
+                name = t.strip() if isinstance(t, str) else ""
+                if name and name not in types:
+                    types.append(name)
             for prop, key in _JSONLD_FIELDS.items():
                 if key not in found and prop in item:
                     text = _clip(_jsonld_name(item[prop]), max_chars)

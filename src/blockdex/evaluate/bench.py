@@ -141,12 +141,21 @@ def score_page(page: EvalPage, method: str, text: str, seconds: float, lcs: bool
 
 
 def run_method(
-    method: str, pages: list[EvalPage], *, lcs: bool = False, progress: bool = True
+    method: str,
+    pages: list[EvalPage],
+    *,
+    lcs: bool = False,
+    progress: bool = True,
+    fn: Callable[[EvalPage], str] | None = None,
 ) -> list[PageRecord]:
-    """Run one method over the pages; every page yields a record (scores or the error)."""
+    """Run one method over the pages; every page yields a record (scores or the error).
+
+    ``fn`` (``page → text``) runs instead of the method named ``method`` (which then only labels
+    the records): a model that is not one of the registered methods, say.
+    """
     from tqdm import tqdm
 
-    fn = make_method(method)
+    fn = fn or make_method(method)
     if pages:
         # warm-up outside the clock: model loading and caches are not per-page costs
         with contextlib.suppress(Exception):
