@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+from collections.abc import Iterator
+from typing import NamedTuple
 
 from blockdex.page import Block, Page, Selection
 from blockdex.segment import STRUCTURAL_TAGS
@@ -49,6 +51,18 @@ def _block_content(block: Block) -> str:
     return block.html
 
 
+def selected_blocks(page: Page, wanted: set[int]) -> list[Block]:
+    """The blocks of ``page`` whose index is in ``wanted``, in page order."""
+    blocks = page.blocks
+    if not blocks:
+        return []
+    first = blocks[0].index
+    if blocks[-1].index - first == len(blocks) - 1:  # numbered in order without gaps
+        n = len(blocks)
+        return [blocks[i - first] for i in sorted(wanted) if 0 <= i - first < n]
+    return [b for b in blocks if b.index in wanted]
+
+
 def with_table_headers(page: Page, wanted: set[int]) -> set[int]:
     """``wanted`` plus the header row of every table one of whose body rows is wanted.
 
@@ -56,6 +70,8 @@ def with_table_headers(page: Page, wanted: set[int]) -> set[int]:
     that picks the answering row gets the header back, as the method's parent restoration does
     for lists and tables.
     """
+    if not any(b.tag == "tr" for b in selected_blocks(page, wanted)):
+        return wanted
     headers: dict[int, int] = {}  # table element id → index of its first row made of <th>
     for block in page.blocks:
         if block.tag == "tr" and len(block.chain) >= 2 and block.html.startswith("<th>"):
@@ -88,16 +104,29 @@ def _common_prefix(a: list[tuple[str, int]], b: list[tuple[str, int]]) -> int:
     return lo
 
 
-def assemble_body(page: Page, selection: Selection) -> str:
-    """The ``<body>`` content for the selected blocks (and the header rows of their tables)."""
+class Step(NamedTuple):
+    """One kept block's place in the assembled document (see :func:`layout`)."""
+
+    block: Block
+    stay: int
+    """How many of the open elements stay open; the others close, innermost first."""
+    opened: list[tuple[str, int]]
+    """Elements opened for the block, outermost first, as ``(tag, node id)``; the last one is its
+    own element (its tag as written: :func:`_element_tag`). Empty when it continues the open one."""
+    joint: str
+    """When the block continues the element already open: ``"newline"`` (code), ``"space"``
+    (the next part of a split block, or text after an image) or ``"break"``; else ``""``."""
+
+
+def layout(page: Page, selection: Selection) -> Iterator[Step]:
+    """The selected blocks (and the header rows of their tables) in page order, each with the
+    elements to close and open before it: the structure both the HTML and the Markdown writers
+    follow."""
     wanted = with_table_headers(page, set(selection.indices))
-    out: list[str] = []
     open_stack: list[tuple[str, int]] = []  # (written tag, node id)
     prev_split: int | None = None
     prev_img = False
-    for block in page.blocks:
-        if block.index not in wanted:
-            continue
+    for block in selected_blocks(page, wanted):
         chain = list(block.chain) or [(block.tag, -1 - block.index)]
         # Supply implied parents (a lone <li> needs a list, a row needs a table).
         own_tag, _ = chain[-1]
@@ -109,29 +138,43 @@ def assemble_body(page: Page, selection: Selection) -> str:
         written = chain[:-1]
         written.append((_element_tag(own_tag), chain[-1][1]))
         k = _common_prefix(open_stack, written)
-        while len(open_stack) > k:
-            tag, _ = open_stack.pop()
-            out.append(f"</{tag}>")
+        del open_stack[k:]
+        joint = ""
         if k == len(written) and k:
             # Continuing inside an element that already holds content.
             split_key = block.split[0] if block.split else None
             if block.tag == "pre":
-                out.append("\n")
+                joint = "newline"
             elif (split_key is not None and split_key == prev_split) or prev_img:
-                out.append(" ")
+                joint = "space"
             else:
-                out.append("<br>")
-        for tag, nid in written[k:]:
-            if block.tag == "img" and nid == written[-1][1]:
-                out.append(" ")
-            out.append(_open_tag(tag))
-            open_stack.append((tag, nid))
-        out.append(_block_content(block))
+                joint = "break"
+        opened = written[k:]
+        open_stack.extend(opened)
+        yield Step(block, k, opened, joint)
         prev_split = block.split[0] if block.split else None
         prev_img = block.tag == "img"
-    while open_stack:
-        tag, _ = open_stack.pop()
-        out.append(f"</{tag}>")
+
+
+_JOINTS = {"newline": "\n", "space": " ", "break": "<br>", "": ""}
+
+
+def assemble_body(page: Page, selection: Selection) -> str:
+    """The ``<body>`` content for the selected blocks (and the header rows of their tables)."""
+    out: list[str] = []
+    open_tags: list[str] = []
+    for step in layout(page, selection):
+        while len(open_tags) > step.stay:
+            out.append(f"</{open_tags.pop()}>")
+        out.append(_JOINTS[step.joint])
+        for tag, nid in step.opened:
+            if step.block.tag == "img" and nid == step.opened[-1][1]:
+                out.append(" ")
+            out.append(_open_tag(tag))
+            open_tags.append(tag)
+        out.append(_block_content(step.block))
+    while open_tags:
+        out.append(f"</{open_tags.pop()}>")
     return "".join(out)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from blockdex.assemble import assemble_html
 from blockdex.errors import UnsupportedFormat
+from blockdex.markdown import blocks_markdown
 from blockdex.page import Page, Selection
 
 FORMATS = ("markdown", "text", "html", "json")
@@ -86,8 +87,10 @@ def title_heading(page: Page, selection: Selection) -> str:
 
 
 def selection_markdown(page: Page, selection: Selection) -> str:
-    """Markdown of the selected blocks, headed by the page title (see :func:`title_heading`)."""
-    return title_heading(page, selection) + html_to_markdown(assemble_html(page, selection))
+    """Markdown of the selected blocks, headed by the page title (see :func:`title_heading`).
+
+    Written from the blocks (:mod:`blockdex.markdown`), not by converting the assembled HTML."""
+    return title_heading(page, selection) + (blocks_markdown(page, selection) or "\n")
 
 
 def selection_text(page: Page, selection: Selection) -> str:

@@ -1,0 +1,428 @@
+"""Selected blocks → Markdown, written from the blocks themselves.
+
+A block already holds what Markdown needs: its own element's tag, the structural elements it sits
+in (lists, items, tables, quotes…, from :func:`blockdex.assemble.layout`) and its content with
+only ``<b> <i> <u> <code> <br>`` (and ``<td>``/``<th>`` in table rows) as markup. Writing from
+them skips serialising the selection as HTML and parsing that again (html-to-markdown took 0.14
+of the 0.23 ms a scrapinghub-aeb page spent in Markdown; see ``benchmarks/NOTES.md``).
+
+The Markdown follows html-to-markdown's conventions, which blockdex used before: ``#`` headings,
+``-`` bullets and ``1.`` numbers, pipe tables whose first row is the header, fenced code with the
+page's language, ``>`` quotes, ``**bold**``, ``*italic*``, `` `code` ``, two spaces before a line
+break, and a backslash before a line start that Markdown would read as markup. Table columns are
+not padded to a common width: the padding is tokens an LLM pays for and reads nothing from.
+"""
+
+from __future__ import annotations
+
+import re
+
+from blockdex.assemble import _CODE_CLASS_RE, layout
+from blockdex.page import Block, Page, Selection
+
+_INLINE_RE = re.compile(r"<(/?)(b|i|u|code|br|td|th)>")
+_MARKS = {"b": "**", "i": "*", "u": ""}
+# A line start Markdown would read as a heading, quote, list item, thematic break or fence.
+_LINE_START_RE = re.compile(
+    r"^(?:#{1,6}(?=\s|$)|>|[-+*](?=\s|$)|\d{1,9}[.)](?=\s|$)|[-_*=](?:\s*[-_*=]){2,}\s*$|```|~~~)",
+    re.M,
+)
+_CELL_SPLIT_RE = re.compile(r"</?t[dh]>")
+_HEADINGS = {f"h{n}": "#" * n + " " for n in range(1, 7)}
+_LISTS = frozenset({"ul", "ol"})
+_EMPHASISED = {"figcaption": "*", "caption": "*", "summary": "**"}
+
+
+def _unescape(text: str) -> str:
+    """Block HTML escapes only ``& < >`` (``html.escape(quote=False)``)."""
+    if "&" not in text:
+        return text
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+def _code_span(code: str) -> str:
+    if not code:
+        return ""
+    if "`" not in code:
+        return f"`{code}`"
+    fence = "`" * (max(len(run) for run in re.findall("`+", code)) + 1)
+    return f"{fence} {code} {fence}"
+
+
+def inline_markdown(html: str, line_break: str = "  \n") -> str:
+    """Markdown for a block's content (text with ``<b> <i> <u> <code> <br>``).
+
+    Emphasis marks go round the text, not its edge spaces (``<b> x </b>`` → `` **x** ``); empty
+    emphasis is dropped; nested tags of one kind count once; code is written as it is, with a
+    fence longer than any run of backticks inside it."""
+    if "<" not in html:
+        return _unescape(html)
+    parts = _INLINE_RE.split(html)
+    out: list[str] = []
+    depth = {"b": 0, "i": 0, "u": 0}
+    pending: list[str] = []  # opened emphasis marks not yet followed by text
+    shown: list[str] = []  # opened emphasis marks written out, innermost last
+    code: list[str] | None = None  # the text of an open <code>
+    closed_at = -1  # where the last closing mark was written in ``out``
+    for i in range(0, len(parts), 3):
+        text = parts[i]
+        if text:
+            text = _unescape(text)
+            if code is None and text[0] == " " and out and out[-1].endswith(" "):
+                text = text.lstrip(" ")  # HTML shows one space where a mark moved one out
+            if code is not None:
+                code.append(text)
+            elif pending:
+                body = text.lstrip()
+                if body:
+                    if body != text:
+                        out.append(text[: len(text) - len(body)])
+                    elif out and out[-1] == pending[0] and closed_at == len(out) - 1:
+                        # <b>a</b><b>b</b>: one emphasis, not "**a****b**"
+                        out.pop()
+                        shown.append(pending.pop(0))
+                    out.extend(pending)
+                    shown.extend(pending)
+                    pending.clear()
+                    out.append(body)
+                else:
+                    out.append(text)
+            else:
+                out.append(text)
+        if i + 2 >= len(parts):
+            break
+        closing, tag = parts[i + 1] == "/", parts[i + 2]
+        if tag == "code":
+            if not closing and code is None:
+                code = []
+            elif closing and code is not None:
+                out.append(_code_span("".join(code)))
+                code = None
+        elif tag == "br":
+            if code is not None:  # a code span cannot hold a line break: one span a line
+                out.append(_code_span("".join(code)))
+                code = []
+            out.append(line_break)
+        elif tag in depth and code is None:
+            mark = _MARKS[tag]
+            if not closing:
+                depth[tag] += 1
+                if depth[tag] == 1 and mark:
+                    pending.append(mark)
+            elif depth[tag]:
+                depth[tag] -= 1
+                if depth[tag] == 0 and mark:
+                    if mark in pending:
+                        pending.remove(mark)  # nothing inside: no emphasis
+                    elif mark in shown:
+                        shown.remove(mark)
+                        closed_at = _close_mark(out, mark)
+    if code is not None:
+        out.append(_code_span("".join(code)))
+    for mark in reversed(shown):
+        _close_mark(out, mark)
+    return "".join(out)
+
+
+def _close_mark(out: list[str], mark: str) -> int:
+    """Write the closing ``mark`` before the spaces and line breaks that end ``out``; returns
+    where it was written."""
+    j = len(out)
+    while j and not out[j - 1].strip():
+        j -= 1
+    tail = out[j:]
+    if j:
+        last = out[j - 1]
+        body = last.rstrip()
+        if body != last:
+            out[j - 1] = body
+            tail.insert(0, last[len(body) :])
+    out[j:] = [mark, *tail]
+    return j
+
+
+def _escape_mark(m: re.Match[str]) -> str:
+    s = m.group(0)
+    if s[0].isdigit():  # "1." starts a list, "1\." does not
+        return s[:-1] + "\\" + s[-1]
+    return "\\" + s
+
+
+_MARK_CHARS = frozenset("#>-+*_=`~0123456789")
+
+
+def _escape_line_starts(text: str) -> str:
+    if text[0] not in _MARK_CHARS and "\n" not in text:
+        return text  # one line that cannot start with markup: the common case
+    return _LINE_START_RE.sub(_escape_mark, text)
+
+
+MAX_NESTING = 32
+"""Elements nested deeper than this are written inside the one at this depth: Markdown has no
+use for more levels, and hostile pages nest thousands (the writer recurses once per level)."""
+
+
+class _Node:
+    """An element of the selection's structure: children are nodes and runs of blocks."""
+
+    __slots__ = ("children", "tag")
+
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+        self.children: list[_Node | list[tuple[str, Block]]] = []
+
+
+def _tree(page: Page, selection: Selection) -> _Node:
+    """The selected blocks nested in their elements; a run is ``[(joint, block), ...]``."""
+    root = _Node("")
+    stack = [root]
+    for step in layout(page, selection):
+        del stack[step.stay + 1 :]
+        opened = step.opened
+        inline_image = step.block.tag == "img" and opened
+        for tag, _ in opened[:-1] if inline_image else opened:
+            if len(stack) > MAX_NESTING:  # deeper elements are written in the one at this depth
+                stack.append(stack[-1])
+                continue
+            node = _Node(tag)
+            stack[-1].children.append(node)
+            stack.append(node)
+        joint = step.joint
+        if inline_image:  # an image is written in the text around it, not as its own block
+            stack.append(stack[-1])  # stands for the image's element, which is never entered
+            joint = "space"
+        children = stack[-1].children
+        if joint and children and isinstance(children[-1], list):
+            children[-1].append((joint, step.block))
+        else:
+            children.append([("", step.block)])
+    return root
+
+
+_JOINTS = {"": "", "space": " ", "newline": "\n"}
+
+
+def _run_text(run: list[tuple[str, Block]], line_break: str = "  \n", images: bool = True) -> str:
+    """A run of blocks as inline Markdown; ``images=False`` writes an image as its alt text."""
+    out = []
+    for joint, block in run:
+        out.append(_JOINTS.get(joint, line_break))
+        if block.tag == "img":
+            attrs = dict(block.attributes)
+            if not images:
+                out.append(" ".join(attrs.get("alt", "").split()))
+                continue
+            src = attrs.get("src", "")
+            if any(c in src for c in " ()<>"):
+                src = "<" + src.replace("<", "%3C").replace(">", "%3E") + ">"
+            alt = " ".join(attrs.get("alt", "").split())
+            out.append(f"![{alt}]({src})")
+        else:
+            out.append(inline_markdown(block.html, line_break))
+    return "".join(out).strip()
+
+
+def _paragraph(text: str) -> list[str]:
+    if not text:
+        return []
+    if "\n" in text:
+        text = "\n".join(line.lstrip() for line in text.split("\n"))
+    return _escape_line_starts(text).split("\n")
+
+
+def _inline_of(node: _Node) -> str:
+    """All the text under ``node`` on one line (headings, captions), images by their alt text."""
+    pieces = []
+    for child in node.children:
+        if isinstance(child, _Node):
+            pieces.append(_inline_of(child))
+        else:
+            pieces.append(_run_text(child, " ", images=False))
+    return " ".join(" ".join(pieces).split())
+
+
+def _blocks(node: _Node) -> list[list[str]]:
+    """``node``'s children as Markdown blocks (each a list of lines)."""
+    out: list[list[str]] = []
+    for child in node.children:
+        if isinstance(child, _Node):
+            out.extend(_node_blocks(child))
+        else:
+            lines = _paragraph(_run_text(child))
+            if lines:
+                out.append(lines)
+    return out
+
+
+def _join(blocks: list[list[str]]) -> list[str]:
+    lines: list[str] = []
+    for block in blocks:
+        if lines:
+            lines.append("")
+        lines.extend(block)
+    return lines
+
+
+def _runs_under(node: _Node) -> list[list[tuple[str, Block]]]:
+    runs: list[list[tuple[str, Block]]] = []
+    for child in node.children:
+        runs.extend(_runs_under(child) if isinstance(child, _Node) else [child])
+    return runs
+
+
+def _code_block(node: _Node) -> list[list[str]]:
+    """A fenced code block of everything under the ``<pre>``, in the language the page set."""
+    runs = _runs_under(node)
+    if not runs:
+        return []
+    m = _CODE_CLASS_RE.match(runs[0][0][1].html)
+    lang = m.group(0)[len('<code class="language-') : -2] if m else ""
+    code = "\n".join(
+        "".join(_JOINTS.get(joint, "\n") + block.text for joint, block in run) for run in runs
+    ).strip("\n")
+    if not code.strip():
+        return []
+    longest = max((len(r) for r in re.findall("`{3,}", code)), default=2)
+    fence = "`" * (longest + 1)
+    return [[fence + lang, *code.split("\n"), fence]]
+
+
+def _item_lines(item: _Node) -> list[str]:
+    """A list item's lines: its paragraphs apart, a list inside it right under its text."""
+    lines: list[str] = []
+    for child in item.children:
+        if isinstance(child, _Node):
+            blocks = _node_blocks(child)
+            tight = child.tag in _LISTS
+        else:
+            blocks = [_paragraph(_run_text(child))] if child else []
+            tight = False
+        for block in blocks:
+            if not block:
+                continue
+            if lines and not tight:
+                lines.append("")
+            lines.extend(block)
+    return lines
+
+
+def _list_block(node: _Node) -> list[list[str]]:
+    lines: list[str] = []
+    number = 0
+    for child in node.children:
+        if isinstance(child, _Node) and child.tag == "li":
+            number += 1
+            marker = f"{number}. " if node.tag == "ol" else "- "
+            body = _item_lines(child) or [""]
+            pad = " " * len(marker)
+            lines.append(marker + body[0])
+            lines.extend(pad + line if line else "" for line in body[1:])
+        else:  # a nested list or stray content directly in the list: under the previous item
+            body = _join(
+                _node_blocks(child) if isinstance(child, _Node) else [_paragraph(_run_text(child))]
+            )
+            pad = "  " if lines else ""
+            lines.extend(pad + line if line else "" for line in body)
+    return [lines] if lines else []
+
+
+def _row_cells(tr: _Node) -> list[str]:
+    """A row's cells. A row cut into several blocks (at a line break) is put together again;
+    content nested in a cell (a list, a paragraph, an image) fills the last cell if that is
+    empty, else it becomes a cell of its own."""
+    html: list[str] = []
+    nested: list[str] = []
+    for item in tr.children:
+        if isinstance(item, _Node):
+            nested.append(_inline_of(item))
+            continue
+        for joint, block in item:
+            if block.tag == "tr":
+                html.append(("<br>" if joint == "break" else " ") if joint else "")
+                html.append(block.html)
+            else:
+                nested.append(_run_text([("", block)], " "))
+    parts = _CELL_SPLIT_RE.split("".join(html))
+    cells = [  # the cells, and any text outside them (a row whose cells were not elements)
+        " ".join(inline_markdown(c, " ").split()).replace("|", "\\|")
+        for i, c in enumerate(parts)
+        if i % 2 or c.strip()
+    ]
+    for text in nested:
+        text = " ".join(text.split()).replace("|", "\\|")
+        if not text:
+            continue
+        if cells and not cells[-1]:
+            cells[-1] = text
+        else:
+            cells.append(text)
+    return cells
+
+
+def _table_block(node: _Node) -> list[list[str]]:
+    out: list[list[str]] = []
+    rows: list[list[str]] = []
+
+    def flush() -> None:
+        if rows:
+            width = max(len(r) for r in rows)
+            lines = []
+            for i, row in enumerate(rows):
+                cells = row + [""] * (width - len(row))
+                lines.append("|" + "".join(f" {c} |" if c else " |" for c in cells))
+                if i == 0:
+                    lines.append("|" + " --- |" * width)
+            out.append(lines)
+            rows.clear()
+
+    for child in node.children:
+        if isinstance(child, _Node) and child.tag == "tr":
+            row = _row_cells(child)
+            if any(row):
+                rows.append(row)
+        else:
+            flush()
+            out.extend(
+                _node_blocks(child) if isinstance(child, _Node) else [_paragraph(_run_text(child))]
+            )
+    flush()
+    return [b for b in out if b]
+
+
+def _wrapped(tag: str, node: _Node) -> _Node:
+    parent = _Node(tag)
+    parent.children.append(node)
+    return parent
+
+
+def _node_blocks(node: _Node) -> list[list[str]]:
+    tag = node.tag
+    heading = _HEADINGS.get(tag)
+    if heading is not None:
+        text = _inline_of(node)
+        if text.endswith("#"):  # not a closing sequence, which Markdown would drop
+            text = text[:-1] + "\\#"
+        return [[heading + text]] if text else []
+    if tag in _LISTS:
+        return _list_block(node)
+    if tag == "li":  # an item whose list is further up, with other elements between
+        return _list_block(_wrapped("ul", node))
+    if tag == "table":
+        return _table_block(node)
+    if tag == "pre":
+        return _code_block(node)
+    if tag == "blockquote":
+        return [[f"> {line}" if line else ">" for line in _join(_blocks(node))]]
+    mark = _EMPHASISED.get(tag)
+    if mark is not None:
+        text = _inline_of(node)
+        if text and mark not in text:
+            return [_paragraph(f"{mark}{text}{mark}")]
+        return [_paragraph(text)] if text else []
+    return _blocks(node)
+
+
+def blocks_markdown(page: Page, selection: Selection) -> str:
+    """Markdown of the selected blocks (without the title line), ending with one newline."""
+    text = "\n".join(_join(_blocks(_tree(page, selection)))).strip()
+    return text + "\n" if text else ""

@@ -1,0 +1,127 @@
+"""The Markdown writer that works from the blocks (blockdex.markdown)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from blockdex import segment
+from blockdex.assemble import assemble_html
+from blockdex.markdown import MAX_NESTING, blocks_markdown, inline_markdown
+from blockdex.page import Selection
+from blockdex.render import html_to_markdown
+
+DATA = Path(__file__).parent / "data"
+
+
+def md_all(html: str) -> str:
+    page = segment(html)
+    return blocks_markdown(page, Selection.from_indices([b.index for b in page.blocks]))
+
+
+@pytest.mark.parametrize(
+    ("html", "expected"),
+    [
+        ("plain &amp; &lt;simple&gt;", "plain & <simple>"),
+        ("a <b>bold</b> and <i>it</i>", "a **bold** and *it*"),
+        ("a<b> spaced </b>word", "a **spaced** word"),  # marks hug the text, not its spaces
+        ("x<b></b>y<i> </i>z", "xy z"),  # empty emphasis is dropped
+        ("<i>New York Times</i><i>.</i>", "*New York Times.*"),  # adjacent runs are one
+        ("<i><i>twice</i></i>", "*twice*"),  # nested tags of one kind count once
+        ("<u>under</u>lined", "underlined"),
+        ("run <code>a*b</code>", "run `a*b`"),
+        ("<code>a`b</code>", "`` a`b ``"),
+        ("<code>one<br>two</code>", "`one`  \n`two`"),
+        ("line<br>next", "line  \nnext"),
+        ("<b>head<br> </b>tail", "**head**  \n tail"),  # the mark closes before the break
+        ("<b>never closed", "**never closed**"),
+    ],
+)
+def test_inline_markdown(html: str, expected: str) -> None:
+    assert inline_markdown(html) == expected
+
+
+def test_line_starts_that_markdown_would_read_as_markup_are_escaped() -> None:
+    md = md_all(
+        "<p>1. not a list</p><p># not a heading</p><p>- not an item</p><p>&gt; not a quote</p>"
+        "<p>802.11 is fine</p><h2>Section #</h2>"
+    )
+    lines = md.splitlines()
+    assert "1\\. not a list" in lines and "\\# not a heading" in lines
+    assert "\\- not an item" in lines and "\\> not a quote" in lines
+    assert "802.11 is fine" in lines
+    assert "## Section \\#" in lines  # not a closing sequence
+
+
+def test_lists_nest_and_number() -> None:
+    md = md_all(
+        "<ul><li>one</li><li>two<ul><li>inner</li></ul></li></ul>"
+        "<ol><li>first</li><li>second<ol><li>deep</li></ol></li></ol>"
+    )
+    assert "- one\n- two\n  - inner" in md
+    assert "1. first\n2. second\n   1. deep" in md
+
+
+def test_quote_code_and_headings() -> None:
+    md = md_all(
+        "<h3>Title <b>bold</b></h3><blockquote><p>first</p><p>second</p></blockquote>"
+        '<pre><code class="language-py">x = 1\n\ny = 2</code></pre>'
+    )
+    assert "### Title **bold**" in md
+    assert "> first\n>\n> second" in md
+    assert "```py\nx = 1\n\ny = 2\n```" in md
+
+
+def test_tables_get_a_header_row_and_escaped_pipes() -> None:
+    md = md_all(
+        "<table><tr><th>Name</th><th>Value</th></tr><tr><td>a|b</td><td>1</td></tr>"
+        "<tr><td>only one</td></tr><tr><td>split<br>cell</td><td>2</td></tr></table>"
+    )
+    rows = md.strip().splitlines()
+    assert rows[:2] == ["| Name | Value |", "| --- | --- |"]
+    assert "| a\\|b | 1 |" in rows
+    assert "| only one | |" in rows  # short rows are padded to the table's width
+    assert "| split cell | 2 |" in rows
+
+
+def test_an_image_stays_in_its_paragraph() -> None:
+    md = md_all('<p>Before the picture <img src="/a b.png" alt="A  cat"> and after.</p>')
+    assert "![A cat](</a b.png>)" in md
+    assert md.count("\n") == 1  # one paragraph
+
+
+def test_deep_nesting_is_flattened_not_a_crash() -> None:
+    depth = MAX_NESTING * 20
+    md = md_all("<blockquote>" * depth + "<p>deep text</p>" + "</blockquote>" * depth)
+    assert "deep text" in md
+
+
+def test_empty_selection_gives_empty_markdown() -> None:
+    page = segment("<p>Some text</p>")
+    assert blocks_markdown(page, Selection()) == ""
+
+
+def _words(md: str) -> Counter[str]:
+    # images: html-to-markdown drops some (an image outside any paragraph), and it
+    # percent-decodes their addresses
+    md = re.sub(r"!\[[^\]]*\]\([^)]*\)", " ", md)
+    return Counter(re.findall(r"\w+", md))
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "article.html",
+        "sections.html",
+        *[f"pages/{p.name}" for p in sorted((DATA / "pages").glob("*.html"))],
+    ],
+)
+def test_same_words_as_converting_the_assembled_html(name: str) -> None:
+    """The writer says what html-to-markdown says of the assembled HTML: the same words, each
+    as often (the Markdown around them may differ)."""
+    page = segment((DATA / name).read_text(encoding="utf-8"))
+    sel = Selection.from_indices([b.index for b in page.blocks])
+    assert _words(blocks_markdown(page, sel)) == _words(html_to_markdown(assemble_html(page, sel)))
