@@ -68,6 +68,33 @@ def test_compiled_forest_sums_equal_numpy(monkeypatch: pytest.MonkeyPatch) -> No
             np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-9)
 
 
+def test_forests_the_packed_layout_cannot_hold_use_the_numpy_walk() -> None:
+    # two trees sharing their leaves: not a forest of trees, so no preorder layout
+    spec = {
+        "feature": [0, 0, 0, 0],
+        "threshold": [0.5, "inf", "inf", 1.5],
+        "left": [1, 1, 2, 1],
+        "right": [2, 1, 2, 2],
+        "value": [0.0, -1.0, 1.0, 0.0],
+        "roots": [0, 3],
+        "depth": 1,
+    }
+    forest = content_module.Forest(spec)
+    assert forest._packed is None
+    assert forest.raw(np.array([[0.0], [1.0], [2.0]])).tolist() == [-2.0, 0.0, 2.0]
+
+
+@needs_compiled
+def test_packed_nodes_are_eight_bytes_in_preorder() -> None:
+    forest = ContentModel.load().stage1
+    nodes, value, roots = forest._packed
+    assert compiled.FOREST_NODE_BYTES == 8 and len(nodes) == 8 * len(value)
+    packed = nodes.view(content_module._NODE_DTYPE)
+    leaves = packed["right"] == 0
+    assert np.isnan(packed["threshold"][leaves]).all()
+    assert (value[~leaves] == 0).all() and roots[0] == 0
+
+
 def test_a_model_with_an_index_out_of_range_is_refused() -> None:
     spec = {
         "feature": [0, 0, 0],
