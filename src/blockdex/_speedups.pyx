@@ -2531,6 +2531,95 @@ def script_elements(uintptr_t root_id, tuple needles):
     return out
 
 
+cdef enum:  # what page_survey does with an element, as bits (an element may be two kinds)
+    SURVEY_META = 1
+    SURVEY_LINK = 2
+    SURVEY_TITLE = 8
+    SURVEY_HTML = 16
+    SURVEY_SWALLOW = 32
+    SURVEY_SCRIPT = 64
+
+
+cdef bint _type_has_json(bd_node *node):
+    """Whether the element's type attribute holds "json" in any case."""
+    cdef size_t n = 0, i
+    cdef const unsigned char *v
+    cdef void *attr = _find_attr(node, b"type")
+    if attr == NULL:
+        return False
+    v = _attr_value(attr, &n)
+    if v == NULL or n < 4:
+        return False
+    for i in range(n - 3):
+        if _ascii_ieq(v + i, <const unsigned char *> b"json", 4):
+            return True
+    return False
+
+
+def page_survey(uintptr_t root_id, frozenset swallowing, Py_ssize_t min_bytes, tuple needles,
+                frozenset read_ids):
+    """:func:`swallow_suspects`, :func:`meta_elements` and :func:`script_elements` in one walk
+    over the subtree at ``root_id`` (a ``mem_id``): ``(suspect, meta_rows, scripts)``.
+
+    ``scripts`` holds ``(type, id, code, holds)`` per script with text, where ``code`` is the
+    decoded text when the cleaner may read it (it holds a needle, its type mentions json, or
+    its id is in ``read_ids``) and None otherwise: the list keeps no node address, so it stays
+    safe to read after the tree is edited or freed. Call only when :func:`lexbor_ready` is
+    True."""
+    cdef bd_node *root = <bd_node *> root_id
+    cdef bd_node *node = root
+    cdef dict kinds_of = {"meta": SURVEY_META, "link": SURVEY_LINK, "title": SURVEY_TITLE,
+                          "html": SURVEY_HTML, "script": SURVEY_SCRIPT}
+    for name in swallowing:
+        kinds_of[name] = kinds_of.get(name, 0) | SURVEY_SWALLOW
+    cdef _TagKinds kinds = _TagKinds(kinds_of)
+    cdef int kind
+    cdef bint title = False, html = False, suspect = False, holds
+    cdef size_t total
+    cdef bd_chardata *only
+    cdef Py_ssize_t parts
+    meta = []
+    scripts = []
+    while node != NULL:
+        if node.type == NODE_ELEMENT:
+            kind = kinds.of(node)
+            if kind:
+                if kind & SURVEY_SWALLOW and not suspect:
+                    _text_nodes(node, &total, &only)
+                    suspect = total >= <size_t> min_bytes
+                if kind & SURVEY_META:
+                    meta.append((
+                        "meta", _attr(node, b"property"), _attr(node, b"name"),
+                        _attr(node, b"itemprop"), _attr(node, b"http-equiv"),
+                        _attr(node, b"content"),
+                    ))
+                elif kind & SURVEY_LINK:
+                    if _has_attr(node, b"rel"):
+                        meta.append(("link", _attr(node, b"rel"), _attr(node, b"href")))
+                elif kind & SURVEY_SCRIPT:
+                    code = None
+                    if _attr_is(node, b"type", b"application/ld+json"):
+                        code = deep_text(<uintptr_t> node)
+                        meta.append(("ld+json", code))
+                    parts = _text_nodes(node, &total, &only)
+                    if total:
+                        holds = parts > 1 or _holds_any(only.data.data, only.data.length, needles)
+                        stype = _attr(node, b"type")
+                        sid = _attr(node, b"id")
+                        if code is None and (holds or _type_has_json(node) or sid in read_ids):
+                            code = deep_text(<uintptr_t> node)
+                        scripts.append((stype, sid, code, holds))
+                elif kind & SURVEY_TITLE:
+                    if not title:
+                        meta.append(("title", deep_text(<uintptr_t> node)))
+                        title = True
+                elif kind & SURVEY_HTML and not html:
+                    meta.append(("html", _attr(node, b"lang"), _attr(node, b"xml:lang")))
+                    html = True
+        node = _following(node, root)
+    return suspect, meta, scripts
+
+
 def deep_text(uintptr_t node_id):
     """What ``LexborNode.text(deep=True)`` gives for the element at ``node_id`` (a ``mem_id``):
     its descendant text nodes' text, concatenated."""

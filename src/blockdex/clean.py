@@ -19,7 +19,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
-from blockdex.parse import BAD_JSON, Document, check_minimums, load_json_once, parse_bounded
+from blockdex.parse import (
+    BAD_JSON,
+    SCRIPT_NEEDLES,
+    STATE_NAMES,
+    STATE_SCRIPT_IDS,
+    Document,
+    check_minimums,
+    load_json_once,
+    parse_bounded,
+)
 from blockdex.speedups import compiled, lexbor
 
 
@@ -120,15 +129,6 @@ HIDDEN_SELECTOR = ", ".join(
 
 # Keys in JSON-LD whose string value is the article text.
 JSONLD_TEXT_KEYS = frozenset({"articleBody", "text", "reviewBody", "answerText"})
-# Script element ids/snippets that mark framework state holding the page's data.
-STATE_SCRIPT_IDS = frozenset({"__NEXT_DATA__", "__NUXT_DATA__", "__APOLLO_STATE__", "ng-state"})
-_STATE_NAMES = (
-    "__INITIAL_STATE__",
-    "__PRELOADED_STATE__",
-    "__NUXT__",
-    "__APOLLO_STATE__",
-    "__DATA__",
-)
 _STATE_ASSIGN_RE = re.compile(
     r"(?:window\.)?(?:__INITIAL_STATE__|__PRELOADED_STATE__|__NUXT__|__APOLLO_STATE__|__DATA__)\s*=\s*"
 )
@@ -243,17 +243,18 @@ def _long_literals(code: str, min_chars: int) -> Iterator[str]:
             yield raw
 
 
-# A script none of whose code holds one of these is neither state nor HTML-writing: not read.
-_SCRIPT_NEEDLES = (*_STATE_NAMES, "document.write", ".innerHTML")
-
-
 def _scripts(doc: Document) -> Iterator[tuple[str, str, Callable[[], str], bool]]:
     """Each ``<script>`` with code, in document order: its lower-cased type, its id, its code
-    (read on demand) and whether the code may hold one of :data:`_SCRIPT_NEEDLES`."""
+    (read on demand) and whether the code may hold one of :data:`SCRIPT_NEEDLES` (a script
+    without one is neither state nor HTML-writing, and is not read)."""
+    if doc.scripts is not None:  # found by parse_html's walk, the code of those worth reading
+        for stype, sid, code, holds in doc.scripts:
+            yield (stype or "").lower(), sid or "", partial(str, code or ""), holds
+        return
     walks = lexbor(compiled)
     if walks is not None and doc.tree.root is not None:
         # one C walk; the code of a script is decoded only if it is read (most never are)
-        needles = tuple(n.encode() for n in _SCRIPT_NEEDLES)
+        needles = tuple(n.encode() for n in SCRIPT_NEEDLES)
         for stype, sid, node_id, holds in walks.script_elements(doc.tree.root.mem_id, needles):
             yield (stype or "").lower(), sid or "", partial(walks.deep_text, node_id), holds
         return
@@ -261,7 +262,7 @@ def _scripts(doc: Document) -> Iterator[tuple[str, str, Callable[[], str], bool]
         code = node.text(deep=True)
         if code:
             stype = (node.attributes.get("type") or "").lower()
-            holds = any(n in code for n in _SCRIPT_NEEDLES)
+            holds = any(n in code for n in SCRIPT_NEEDLES)
             yield stype, node.attributes.get("id") or "", partial(str, code), holds
 
 
@@ -281,7 +282,7 @@ def _script_candidates(doc: Document, cfg: CleanConfig) -> Iterator[str]:
         elif is_state:
             yield from _prose_literals(code, cfg.min_rescued_chars)
         else:
-            m = _STATE_ASSIGN_RE.search(code) if any(n in code for n in _STATE_NAMES) else None
+            m = _STATE_ASSIGN_RE.search(code) if any(n in code for n in STATE_NAMES) else None
             if m:
                 yield from _prose_literals(code[m.end() :], cfg.min_rescued_chars)
             for w in _html_writes(code):  # finds the literals first: nothing to do without

@@ -241,10 +241,30 @@ class Document:
     rescued: list[str] = field(default_factory=list)
     """Text recovered from scripts by the cleaner, appended after the page's blocks."""
     cleaned: bool = False
+    scripts: list[tuple[str | None, str | None, str | None, bool]] | None = field(
+        default=None, repr=False, compare=False
+    )
+    """The page's scripts with text as ``(type, id, code, holds a needle)``, found by the walk
+    after parsing (code only of those the cleaner may read); None when that walk did not run
+    (the cleaner then walks the tree itself)."""
     parsed_json: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
     """Script texts already given to ``json.loads`` and what came out (the metadata reader
     and the cleaner's script rescue both read JSON-LD: each script is parsed once)."""
 
+
+# Scripts the cleaner reads (blockdex.clean's script rescue): framework state by element id or
+# by variable name, and scripts that write HTML. The page walk after parsing (``page_survey``)
+# keeps the code of those only.
+STATE_SCRIPT_IDS = frozenset({"__NEXT_DATA__", "__NUXT_DATA__", "__APOLLO_STATE__", "ng-state"})
+STATE_NAMES = (
+    "__INITIAL_STATE__",
+    "__PRELOADED_STATE__",
+    "__NUXT__",
+    "__APOLLO_STATE__",
+    "__DATA__",
+)
+SCRIPT_NEEDLES = (*STATE_NAMES, "document.write", ".innerHTML")
+_SCRIPT_NEEDLE_BYTES = tuple(n.encode() for n in SCRIPT_NEEDLES)
 
 BAD_JSON = object()
 
@@ -407,17 +427,19 @@ def read_metadata(
     tree: LexborHTMLParser,
     max_chars: int = DEFAULT_LIMITS.max_meta_chars,
     json_cache: dict[str, object] | None = None,
+    rows: list[tuple[str | None, ...]] | None = None,
 ) -> tuple[str, dict[str, str]]:
     """Title and metadata from ``<title>``, meta tags (Open Graph, Dublin Core…) and JSON-LD.
 
     Every value is whitespace-normalised and cut to ``max_chars`` characters. ``json_cache``
-    (a Document's ``parsed_json``) keeps the parsed JSON-LD for the cleaner.
+    (a Document's ``parsed_json``) keeps the parsed JSON-LD for the cleaner. ``rows`` are the
+    tree's :func:`_meta_rows` when already found.
     """
     candidates: dict[str, dict[str, str]] = {}
     jsonld: list[str] = []
     title_text: str | None = None
     lang: str | None = None
-    for row in _meta_rows(tree):
+    for row in _meta_rows(tree) if rows is None else rows:
         if row[0] == "ld+json":
             jsonld.append(row[1] or "")
             continue
@@ -459,6 +481,23 @@ def read_metadata(
     return title, meta
 
 
+def _survey(tree: LexborHTMLParser, limits: ParseLimits) -> tuple[bool, list, list] | None:
+    """One compiled walk after parsing: whether a raw-text element may have swallowed markup
+    (:func:`repair_swallowed_markup`), the metadata rows (:func:`_meta_rows`) and the scripts
+    for the cleaner; None without the compiled walk (each is then found on its own)."""
+    walks = lexbor(compiled)
+    root = tree.root
+    if walks is None or root is None:
+        return None
+    return walks.page_survey(
+        root.mem_id,
+        _SWALLOWING,
+        limits.swallowed_chars,
+        _SCRIPT_NEEDLE_BYTES,
+        STATE_SCRIPT_IDS,
+    )
+
+
 def parse_html(
     html: str | bytes,
     *,
@@ -481,14 +520,19 @@ def parse_html(
     if compiled.has_nul(text) if compiled is not None else "\x00" in text:
         text = text.replace("\x00", "\ufffd")
     tree, text, warnings = parse_bounded(text, limits)
-    repaired = repair_swallowed_markup(tree, text, limits)
+    survey = _survey(tree, limits)
+    repaired = None
+    if survey is None or survey[0]:  # an element holds enough text to have swallowed markup
+        repaired = repair_swallowed_markup(tree, text, limits)
     if repaired is not None:
         text, tag = repaired
         tree, text, more = parse_bounded(text, limits)  # the freed markup obeys them too
         warnings.extend(w for w in more if w not in warnings)
         warnings.append(f"an unclosed <{tag}> held the page's markup as text; it was closed")
+        survey = _survey(tree, limits)
     parsed_json: dict[str, object] = {}
-    title, meta = read_metadata(tree, limits.max_meta_chars, parsed_json)
+    rows = survey[1] if survey is not None else None
+    title, meta = read_metadata(tree, limits.max_meta_chars, parsed_json, rows)
     return Document(
         tree=tree,
         url=url,
@@ -497,6 +541,7 @@ def parse_html(
         encoding=encoding,
         html_chars=len(text),
         warnings=warnings,
+        scripts=survey[2] if survey is not None else None,
         parsed_json=parsed_json,
     )
 
