@@ -342,13 +342,49 @@ def test_compiled_script_listing_equals_the_css_query(
             doc = parse_html(html)
         except BlockdexError:
             continue
+        assert doc.scripts is not None  # listed by parse_html's walk
+        surveyed = [(t, i, read(), holds) for t, i, read, holds in clean_module._scripts(doc)]
+        doc.scripts = None
         fast = [(t, i, read(), holds) for t, i, read, holds in clean_module._scripts(doc)]
         with monkeypatch.context() as m:
             m.setattr(clean_module, "compiled", None)
             slow = [(t, i, read(), holds) for t, i, read, holds in clean_module._scripts(doc)]
         assert fast == slow
+        assert [(t, i, h) for t, i, _, h in surveyed] == [(t, i, h) for t, i, _, h in fast]
+        for (stype, sid, code, holds), (*_, full, _) in zip(surveyed, fast, strict=True):
+            # the walk kept the code of every script the cleaner reads
+            if holds or "json" in stype or sid in parse_module.STATE_SCRIPT_IDS:
+                assert code == full
         found.update(row[3] for row in fast)
     assert found[True] >= 4 and found[False] >= 4
+
+
+@needs_compiled_walk
+def test_page_survey_finds_what_the_three_walks_find(data_dir: Path) -> None:
+    walks = lexbor(compiled)
+    pages: list[str | bytes] = [p.read_bytes() for p in _test_pages(data_dir)]
+    pages += [c.data for c in corpus.cases(fast=True)]
+    pages += ["<title>" + "<p>para</p>" * 60, "<textarea>" + "<b>x</b>" * 80]
+    limits = parse_module.DEFAULT_LIMITS
+    suspects = 0
+    for html in pages:
+        try:
+            text = html if isinstance(html, str) else html.decode("utf-8", "replace")
+            tree = parse_module.parse_bounded(text)[0]
+        except BlockdexError:
+            continue
+        if tree.root is None:
+            continue
+        root = tree.root.mem_id
+        suspect, meta, scripts = parse_module._survey(tree, limits)
+        assert suspect == walks.swallow_suspects(
+            root, parse_module._SWALLOWING, limits.swallowed_chars
+        )
+        assert meta == walks.meta_elements(root)
+        listed = walks.script_elements(root, parse_module._SCRIPT_NEEDLE_BYTES)
+        assert [(t, i, h) for t, i, _, h in scripts] == [(t, i, h) for t, i, _, h in listed]
+        suspects += suspect
+    assert suspects >= 2
 
 
 @needs_compiled_walk
