@@ -2442,53 +2442,15 @@ cdef bint _attr_is(bd_node *node, bytes key, bytes value):
     return v != NULL and n == m and _ascii_ieq(<const unsigned char *> value, v, m)
 
 
-cdef enum:
-    HEAD_META = 1
-    HEAD_LINK = 2
-    HEAD_SCRIPT = 3
-    HEAD_TITLE = 4
-    HEAD_HTML = 5
-
-_HEAD_KINDS = {
-    "meta": HEAD_META, "link": HEAD_LINK, "script": HEAD_SCRIPT, "title": HEAD_TITLE,
-    "html": HEAD_HTML,
-}
-
-
 def meta_elements(uintptr_t root_id):
     """What ``tree.css('meta, link[rel], script[type="application/ld+json"], title, html')``
     finds in the subtree at ``root_id`` (a ``mem_id``), the root included, in document order, as
     what ``blockdex.parse.read_metadata`` reads: ``("meta", property, name, itemprop,
     http-equiv, content)``, ``("link", rel, href)`` (None for a missing attribute),
     ``("ld+json", text)``, and for the first title and the first html element only
-    ``("title", text)`` and ``("html", lang, xml:lang)``. Call only when :func:`lexbor_ready`
-    is True."""
-    cdef bd_node *root = <bd_node *> root_id
-    cdef bd_node *node = root
-    cdef _TagKinds kinds = _TagKinds(_HEAD_KINDS)
-    cdef int kind
-    cdef bint title = False, html = False
-    out = []
-    while node != NULL:
-        if node.type == NODE_ELEMENT:
-            kind = kinds.of(node)
-            if kind == HEAD_META:
-                out.append((
-                    "meta", _attr(node, b"property"), _attr(node, b"name"),
-                    _attr(node, b"itemprop"), _attr(node, b"http-equiv"), _attr(node, b"content"),
-                ))
-            elif kind == HEAD_LINK and _has_attr(node, b"rel"):
-                out.append(("link", _attr(node, b"rel"), _attr(node, b"href")))
-            elif kind == HEAD_SCRIPT and _attr_is(node, b"type", b"application/ld+json"):
-                out.append(("ld+json", deep_text(<uintptr_t> node)))
-            elif kind == HEAD_TITLE and not title:
-                out.append(("title", deep_text(<uintptr_t> node)))
-                title = True
-            elif kind == HEAD_HTML and not html:
-                out.append(("html", _attr(node, b"lang"), _attr(node, b"xml:lang")))
-                html = True
-        node = _following(node, root)
-    return out
+    ``("title", text)`` and ``("html", lang, xml:lang)``: :func:`page_survey`'s rows. Call only
+    when :func:`lexbor_ready` is True."""
+    return page_survey(root_id, frozenset(), 0, (), frozenset())[1]
 
 
 # -- script rescue: which scripts to read -----------------------------------------------------------

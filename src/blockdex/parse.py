@@ -523,7 +523,7 @@ def parse_html(
     survey = _survey(tree, limits)
     repaired = None
     if survey is None or survey[0]:  # an element holds enough text to have swallowed markup
-        repaired = repair_swallowed_markup(tree, text, limits)
+        repaired = repair_swallowed_markup(tree, text, limits, suspected=survey is not None)
     if repaired is not None:
         text, tag = repaired
         tree, text, more = parse_bounded(text, limits)  # the freed markup obeys them too
@@ -803,17 +803,23 @@ _MARKUP_RE = re.compile(r"<[a-zA-Z!/]")
 
 
 def repair_swallowed_markup(
-    tree: LexborHTMLParser, text: str, limits: ParseLimits = DEFAULT_LIMITS
+    tree: LexborHTMLParser,
+    text: str,
+    limits: ParseLimits = DEFAULT_LIMITS,
+    *,
+    suspected: bool = False,
 ) -> tuple[str, str] | None:
     """When a raw-text element swallowed the page, the text with that element closed early.
 
     Returns ``(repaired_text, tag)`` or None when nothing was swallowed. The element is closed
-    right before the first markup inside it, which is what its author meant.
+    right before the first markup inside it, which is what its author meant. ``suspected``: the
+    caller's walk already found such an element with enough text (the check is not repeated).
     """
     walks = lexbor(compiled)
     root = tree.root
     if (  # one walk in C rules out most pages: no such element holds that much text
-        walks is not None
+        not suspected
+        and walks is not None
         and root is not None
         and not walks.swallow_suspects(root.mem_id, _SWALLOWING, limits.swallowed_chars)
     ):

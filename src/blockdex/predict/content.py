@@ -107,7 +107,7 @@ class Forest:
         old = np.asarray(order, dtype=np.intp)
         pos = np.full(len(self.feature), -1, dtype=np.int64)
         pos[old] = np.arange(len(old))
-        if (pos[old] < 0).any() or len(old) != len(set(order)):
+        if len(old) != len(set(order)):
             return None  # a node shared by two places: not a forest of trees
         is_leaf = (self.left[old] == old) & (self.right[old] == old)
         offset = np.where(is_leaf, 0, pos[self.right[old]] - np.arange(len(old)))
