@@ -609,11 +609,16 @@ def test_compiled_feature_matrix_equals_python_on_random_html(html: str) -> None
     np.testing.assert_array_equal(fast, slow)
 
 
+# Characters at, just inside and just outside each range whose characters count as words.
+_CJK_EDGES = sorted(
+    {chr(c) for lo, hi in features_module.CJK_RANGES for c in (lo - 1, lo, hi, hi + 1)}
+)
 _wordy = st.lists(
     st.sampled_from(
         ["The", "the", "AND", "of", "x", " ", "\x1c", "\t\n", "Caf\u00e9", "a" * 70, "Title",
          "\u0130", "2024", "of.", "\xa0", "Über", "und", "\U0001f600", "\u3002", "!",
-         "\u212a", "\u2028", "»", "ǅ", "\u1e9e", "THE\u212a"]
+         "\u212a", "\u2028", "»", "ǅ", "\u1e9e", "THE\u212a", *_CJK_EDGES, "图书馆",
+         "\uff0c", "\u3000"]
     ),
     max_size=30,
 ).map("".join)  # fmt: skip

@@ -1241,6 +1241,38 @@ ctypedef fused _char_t:
     unsigned int
 
 
+# Code point ranges of scripts written without spaces between words (blockdex.features.CJK_RANGES,
+# loaded by set_cjk_ranges): each of their characters counts as one word.
+cdef Py_UCS4 _cjk_lo[16]
+cdef Py_UCS4 _cjk_hi[16]
+cdef int _n_cjk = 0
+cdef Py_UCS4 _cjk_min = 0x110000
+
+
+def set_cjk_ranges(list ranges):
+    """Load the ``(first, last)`` code point ranges whose characters count as words."""
+    global _n_cjk, _cjk_min
+    if len(ranges) > 16:
+        raise ValueError("at most 16 ranges")
+    _n_cjk = 0
+    _cjk_min = 0x110000
+    for lo, hi in ranges:
+        _cjk_lo[_n_cjk] = lo
+        _cjk_hi[_n_cjk] = hi
+        _cjk_min = min(_cjk_min, <Py_UCS4> lo)
+        _n_cjk += 1
+
+
+cdef inline bint _is_cjk(Py_UCS4 c) noexcept:
+    cdef int r
+    if c < _cjk_min:
+        return False
+    for r in range(_n_cjk):
+        if _cjk_lo[r] <= c <= _cjk_hi[r]:
+            return True
+    return False
+
+
 cdef Py_ssize_t _word_scan(
     const _char_t *d, Py_ssize_t n, str text, _AsciiWordSet stops_ascii,
     _AsciiWordSet title_ascii, frozenset stops, set title, long *n_stop, long *n_title,
@@ -1249,7 +1281,7 @@ cdef Py_ssize_t _word_scan(
     cdef Py_ssize_t i = 0, s, words = 0, k
     cdef unsigned char buf[WORD_MAX]
     cdef Py_UCS4 c
-    cdef bint ascii
+    cdef bint ascii, in_run
     while i < n:
         while i < n and Py_UNICODE_ISSPACE(d[i]):
             i += 1
@@ -1257,14 +1289,22 @@ cdef Py_ssize_t _word_scan(
             break
         s = i
         ascii = True
+        in_run = False  # inside a run of characters that are not CJK
         while i < n:
             c = d[i]
             if Py_UNICODE_ISSPACE(c):
                 break
             if c >= 128:
                 ascii = False
+                if _is_cjk(c):
+                    words += 1
+                    in_run = False
+                    i += 1
+                    continue
+            if not in_run:
+                words += 1
+                in_run = True
             i += 1
-        words += 1
         if ascii and i - s <= WORD_MAX:
             for k in range(i - s):
                 c = d[s + k]
@@ -1286,10 +1326,12 @@ cdef Py_ssize_t _word_counts(
     str text, _AsciiWordSet stops_ascii, _AsciiWordSet title_ascii, frozenset stops, set title,
     long *n_stop, long *n_title,
 ) except -1:
-    """``text.lower().split()``'s words, and how many are in ``stops`` and in ``title`` (None:
-    not counted). Lower-casing neither makes nor removes whitespace, so the words are those of
-    ``text.split()``, lowered one by one: ASCII words (at most WORD_MAX long) in the ASCII sets
-    without a Python string, others as ``word.lower()`` in the sets."""
+    """The words of ``text`` (:func:`blockdex.features.word_count`: ``text.split()``'s words,
+    with each CJK character a word of its own) and how many of ``text.lower().split()``'s words
+    are in ``stops`` and in ``title`` (None: not counted). Lower-casing neither makes nor
+    removes whitespace, so those are ``text.split()``'s words, lowered one by one: ASCII words
+    (at most WORD_MAX long) in the ASCII sets without a Python string, others as
+    ``word.lower()`` in the sets."""
     cdef int kind = PyUnicode_KIND(text)
     cdef void *data = PyUnicode_DATA(text)
     cdef Py_ssize_t n = len(text)
