@@ -620,6 +620,7 @@ REGEX_PROBES: tuple[tuple[str, str, str, Callable[[], str | bytes]], ...] = (
     ("features", "_PUNCT_RE", "findall", lambda: "。" * 500_000),
     ("features", "_WORD_RE", "findall", lambda: "a " * 300_000),
     ("features", "_DIGIT_RE", "findall", lambda: "1" * 500_000),
+    ("features", "_WORD_UNIT_RE", "findall", lambda: "图a " * 200_000 + "é" * 300_000),
     ("evaluate.metrics", "_WORD_RE", "findall", lambda: "a " * 300_000),
     ("server", "_TAG_SPLIT_RE", "split", lambda: "<" * 300_000),
 )
