@@ -21,9 +21,10 @@ from blockdex.errors import BlockdexError
 
 DATA = Path(__file__).parent / "data"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
-PAGES = [*sorted((DATA / "pages").glob("*.html")), DATA / "article.html"]
-N_DIR_PAGES = len(PAGES) - 1
+DIR_PAGES = sorted((DATA / "pages").glob("*.html"))
 """The hand-made pages in tests/data/pages, which several tests run as one directory."""
+N_DIR_PAGES = len(DIR_PAGES)
+PAGES = [*DIR_PAGES, DATA / "article.html"]
 
 
 def _page(title: str, body: str = "<p>Some text of a page, long enough to be content.</p>") -> str:
