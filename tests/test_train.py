@@ -73,10 +73,46 @@ def test_a_dataset_of_a_few_pages_does_not_vote_on_the_threshold() -> None:
     small = [_scored_page("small", n, [0.3, 0.1], [True, False]) for n in range(2)]
     probs = [p for p, _ in big + small]
     data = [d for _, d in big + small]
-    t_all, _ = best_threshold(probs, data)  # every dataset votes: the small one pulls it down
+    t_all, _ = best_threshold([probs], data)  # every dataset votes: the small one pulls it down
     assert t_all <= 0.3
-    t, f1 = best_threshold(probs, data, min_pages=20)
+    t, f1 = best_threshold([probs], data, min_pages=20)
     assert 0.5 < t <= 0.9 and f1 == 1.0
     # when no dataset has enough pages, all of them vote rather than none
-    t_few, _ = best_threshold(probs[-2:], data[-2:], min_pages=20)
+    t_few, _ = best_threshold([probs[-2:]], data[-2:], min_pages=20)
     assert t_few <= 0.3
+
+
+def test_the_threshold_is_voted_by_the_mean_over_fold_assignments() -> None:
+    from blockdex.train import best_threshold
+
+    # Two runs disagree: in the first, content scores 0.7 and boilerplate 0.3 (any threshold in
+    # (0.3, 0.7] is perfect); in the second, content 0.9 and boilerplate 0.6 ((0.6, 0.9]). The
+    # first alone picks the lowest perfect threshold, wrong for the second; the mean over both
+    # picks one in (0.6, 0.7], right for both.
+    pages = [_scored_page("d", n, [0.7, 0.3], [True, False]) for n in range(25)]
+    data = [d for _, d in pages]
+    run_a = [np.array([0.7, 0.3]) for _ in data]
+    run_b = [np.array([0.9, 0.6]) for _ in data]
+    t_a, _ = best_threshold([run_a], data)
+    t, f1 = best_threshold([run_a, run_b], data)
+    assert t_a <= 0.6
+    assert 0.6 < t <= 0.7 and f1 == 1.0
+
+
+def test_repeated_fold_assignments_change_the_threshold_vote_not_the_trees(
+    shared_data: Path,
+) -> None:
+    import dataclasses
+
+    from blockdex.train import TrainConfig, collect, train
+
+    data = collect(("scrapinghub-aeb",), "train", max_pages=12, progress=False)
+    cfg = TrainConfig(datasets=("scrapinghub-aeb",), n_trees=4, threshold_repeats=1)
+    one = train(cfg, data)
+    three = train(dataclasses.replace(cfg, threshold_repeats=3), data)
+    for stage in ("stage1", "stage2"):
+        assert one.model[stage] == three.model[stage]
+    assert three.report["threshold_repeats"] == 3
+    runs = three.report["oof_f1_by_dataset_runs"]["scrapinghub-aeb"]
+    assert len(runs) == 3
+    assert three.report["oof_f1_by_dataset"]["scrapinghub-aeb"] == round(float(np.mean(runs)), 4)
