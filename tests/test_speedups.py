@@ -1032,3 +1032,49 @@ def test_compiled_nul_check_equals_in(text: str) -> None:
 def test_compiled_control_count_equals_the_regex(text: str, end: int) -> None:
     expected = len(parse_module._CONTROL_RE.findall(text[: max(end, 0)]))
     assert compiled.count_controls(text, end) == expected
+
+
+# -- the UTF-8 bytes lexbor parses ------------------------------------------------------------------
+
+
+@needs_compiled
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            [
+                *("a", "<", " ", "\x7f", "\x80", "\xe9", "\xff", "\u07ff", "\u0800", "\u2019"),
+                *("\ud7ff", "\ud800", "\udbff", "\udc00", "\udfff", "\ue000", "\uffff"),
+                *("\U00010000", "\U0001f600", "\U0010ffff"),
+            ]
+        ),
+        max_size=200,
+    )
+)
+@settings(max_examples=1000, deadline=None)
+def test_compiled_utf8_encoder_equals_str_encode(text: str) -> None:
+    # lone surrogates (any kind of text) are dropped, as errors="ignore" does; runs of 16+
+    # characters take the ASCII fast path, the rest the character loop
+    for t in (text, text * 20, "a" * 17 + text, text + "b" * 33):
+        assert compiled.utf8_ignore(t) == t.encode("utf-8", "ignore")
+
+
+@needs_compiled
+def test_compiled_utf8_encoder_equals_str_encode_on_dataset_pages(shared_data: Path) -> None:
+    for name in ("scrapinghub-aeb", "l3s-gn1", "wcxb", "trafilatura-eval", "webmainbench-samples"):
+        for page in load_dataset(name, limit=60):
+            assert compiled.utf8_ignore(page.html) == page.html.encode("utf-8", "ignore"), page.id
+
+
+def test_lexbor_parses_the_encoded_bytes_as_it_parses_the_text() -> None:
+    # bytes are parsed as UTF-8 as they are: no <meta charset> sniffing, no BOM handling
+    from selectolax.lexbor import LexborHTMLParser
+
+    for html in (
+        '<meta charset="iso-8859-1"><p>caf\xe9 \u2019 \U0001f600</p>',
+        '\ufeff<html><head><meta http-equiv="content-type" content="text/html; charset=shift_jis">'
+        "<body><p>\u65e5\u672c\u8a9e \ud800 x</p>",
+        "<p>plain ascii</p>",
+    ):
+        want = LexborHTMLParser(html).html
+        assert parse_module._lexbor_parse(html).html == want
+        assert LexborHTMLParser(html.encode("utf-8", "ignore")).html == want

@@ -666,12 +666,21 @@ def parse_bounded(
     """
     n_lt, crowded = _tag_count_and_crowding(text, limits.max_attributes)
     if n_lt <= min(PARSE_FIRST_MAX_TAGS, limits.max_dom_nodes) and not crowded:
-        tree = LexborHTMLParser(text)
+        tree = _lexbor_parse(text)
         # an element can be no deeper than the number of start tags
         if n_lt <= limits.max_depth or not _has_deep_element(tree, limits.max_depth):
             return tree, text, []
     text, warnings = bound_markup(text, limits)
-    return LexborHTMLParser(text), text, warnings
+    return _lexbor_parse(text), text, warnings
+
+
+def _lexbor_parse(text: str) -> LexborHTMLParser:
+    """``LexborHTMLParser(text)``: selectolax encodes text with ``text.encode("utf-8",
+    "ignore")`` and parses the bytes; the compiled encoder gives the same bytes, 4x faster on
+    the usual two-byte page text (bytes are parsed as they are)."""
+    if compiled is not None:
+        return LexborHTMLParser(compiled.utf8_ignore(text))
+    return LexborHTMLParser(text)
 
 
 def _tag_end(text: str, pos: int) -> int:
