@@ -930,6 +930,49 @@ def test_compiled_depth_check_equals_the_css_query() -> None:
             root = tree.root
             got = root is not None and compiled.has_deep_element(root.mem_id, depth)
             assert got == expected, (html[:60], depth)
+            if root is not None:  # the survey's depth check (parse_html's one walk)
+                surveyed = compiled.page_survey(
+                    root.mem_id,
+                    parse_module._SWALLOWING,
+                    limits.swallowed_chars,
+                    parse_module._SCRIPT_NEEDLE_BYTES,
+                    parse_module.STATE_SCRIPT_IDS,
+                    depth,
+                )
+                assert (surveyed is None) == expected, (html[:60], depth)
+                if surveyed is not None:
+                    assert surveyed == compiled.page_survey(
+                        root.mem_id,
+                        parse_module._SWALLOWING,
+                        limits.swallowed_chars,
+                        parse_module._SCRIPT_NEEDLE_BYTES,
+                        parse_module.STATE_SCRIPT_IDS,
+                    )
+
+
+@needs_compiled_walk
+@pytest.mark.parametrize("tag", ["div", "span", "template", "svg", "table"])
+@pytest.mark.parametrize("extra", [-10, -3, 0, 1, 5])
+def test_parse_html_checks_depth_in_the_survey_as_parse_bounded_does(
+    tag: str, extra: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    limits = parse_module.DEFAULT_LIMITS
+    k = limits.max_depth + extra
+    html = f"<title>t</title><p>{f'<{tag}>' * k}x<script>var a = 1</script>{f'</{tag}>' * k}"
+    doc = parse_html(html)
+    # parse_bounded's own check (a separate walk) before the survey
+    first = parse_module._parse_first
+    monkeypatch.setattr(parse_module, "_parse_first", lambda t, lim, _check: first(t, lim, True))
+    ref = parse_html(html)
+    assert (doc.warnings, doc.title, doc.html_chars, doc.scripts) == (
+        ref.warnings,
+        ref.title,
+        ref.html_chars,
+        ref.scripts,
+    )
+    assert doc.tree.html == ref.tree.html
+    if tag in ("div", "span", "svg"):  # (lexbor nests template and table otherwise)
+        assert bool(doc.warnings) == (extra > 0)  # flattened by bound_markup past max_depth
 
 
 @needs_compiled

@@ -2561,17 +2561,19 @@ cdef bint _type_has_json(bd_node *node):
 
 
 def page_survey(uintptr_t root_id, frozenset swallowing, Py_ssize_t min_bytes, tuple needles,
-                frozenset read_ids):
+                frozenset read_ids, Py_ssize_t max_depth=-1):
     """:func:`swallow_suspects`, :func:`meta_elements` and :func:`script_elements` in one walk
     over the subtree at ``root_id`` (a ``mem_id``): ``(suspect, meta_rows, scripts)``.
 
     ``scripts`` holds ``(type, id, code, holds)`` per script with text, where ``code`` is the
     decoded text when the cleaner may read it (it holds a needle, its type mentions json, or
     its id is in ``read_ids``) and None otherwise: the list keeps no node address, so it stays
-    safe to read after the tree is edited or freed. Call only when :func:`lexbor_ready` is
-    True."""
+    safe to read after the tree is edited or freed. With ``max_depth`` >= 0 the walk also does
+    :func:`has_deep_element`'s check and returns None as soon as an element has ``max_depth``
+    element ancestors in the subtree. Call only when :func:`lexbor_ready` is True."""
     cdef bd_node *root = <bd_node *> root_id
     cdef bd_node *node = root
+    cdef Py_ssize_t depth = 0  # ancestors of node inside the subtree
     cdef dict kinds_of = {"meta": SURVEY_META, "link": SURVEY_LINK, "title": SURVEY_TITLE,
                           "html": SURVEY_HTML, "script": SURVEY_SCRIPT}
     for name in swallowing:
@@ -2586,6 +2588,8 @@ def page_survey(uintptr_t root_id, frozenset swallowing, Py_ssize_t min_bytes, t
     scripts = []
     while node != NULL:
         if node.type == NODE_ELEMENT:
+            if depth >= max_depth >= 0:
+                return None
             kind = kinds.of(node)
             if kind:
                 if kind & SURVEY_SWALLOW and not suspect:
@@ -2620,7 +2624,19 @@ def page_survey(uintptr_t root_id, frozenset swallowing, Py_ssize_t min_bytes, t
                 elif kind & SURVEY_HTML and not html:
                     meta.append(("html", _attr(node, b"lang"), _attr(node, b"xml:lang")))
                     html = True
-        node = _following(node, root)
+        # _following(node, root), keeping the depth
+        if node.first_child != NULL:
+            node = node.first_child
+            depth += 1
+            continue
+        while node != NULL and node != root:
+            if node.next != NULL:
+                node = node.next
+                break
+            node = node.parent
+            depth -= 1
+        else:
+            node = NULL
     return suspect, meta, scripts
 
 
