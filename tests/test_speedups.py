@@ -652,6 +652,34 @@ def test_compiled_feature_columns_equal_python_on_dataset_pages(
 
 
 @needs_compiled
+def test_one_compiled_call_after_the_columns_equals_python(
+    shared_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # block_feature_matrix (page features, prose words, scope columns and the matrix in one
+    # call) is what block_features uses; called directly here so that a fallback cannot hide it
+    f = features_module
+    for page_data in load_dataset("scrapinghub-aeb", limit=30):
+        page = segment_module.segment_document(clean_document(parse_html(page_data.html)))
+        blocks = page.blocks
+        title_words = set(f._WORD_RE.findall(page.title.lower())) if page.title else set()
+        cols = f._block_columns(blocks, f.stopwords(), title_words)
+        path_ids, path_of, attr_ids, attr_of = f._path_attr_ids(blocks)
+        path_rows = np.empty((len(path_ids), len(f.PATH_TAGS)), dtype=np.float32)
+        compiled.path_rows(list(path_ids), f.PATH_TAGS, path_rows)
+        out = np.empty((len(blocks), len(f.FEATURE_NAMES)), dtype=np.float32)
+        compiled.block_feature_matrix(
+            blocks, cols, path_of, attr_of, path_rows, f._attr_matrix(attr_ids),
+            float(page.html_bytes), max(len(title_words), 1), f.REPEAT_LEVELS, f.SCOPE_LEVELS,
+            f.MAIN_CONTAINER_SHARE, f.CHARS_PER_WORD, f.GOOD_MIN_WORDS,
+            f.GOOD_MAX_LINK_DENSITY, f.CONTEXT_WINDOW, out,
+        )  # fmt: skip
+        with monkeypatch.context() as m:
+            m.setattr(features_module, "compiled", None)
+            slow = block_features(page)
+        np.testing.assert_array_equal(out, slow, err_msg=page_data.id)
+
+
+@needs_compiled
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(

@@ -938,7 +938,7 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISUPPER(Py_UCS4 ch)
     object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
 
-from libc.stdlib cimport malloc, free, realloc
+from libc.stdlib cimport malloc, calloc, free, realloc
 
 
 cdef str _squash(str s):
@@ -1652,8 +1652,6 @@ cdef inline Py_ssize_t _id_slot(
     return k
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def scope_columns(
     tuple blocks,
     const Py_ssize_t[::1] path_of,
@@ -1672,13 +1670,51 @@ def scope_columns(
     sums and the distinct-container counts are array work, not Python dicts and sets; the sums
     are the same additions in the same order. An id beyond 64 bits (never, for node addresses)
     raises OverflowError before any output is written."""
-    cdef Py_ssize_t i, j, k, n = len(blocks), total = 0, size, mask, slot, d, n_ids = 0
+    cdef Py_ssize_t n = len(blocks)
+    if (path_of.shape[0] != n or good_words.shape[0] != n or repeat_counts.shape[0] != n
+            or repeat_counts.shape[1] != len(repeat_levels) or scope_share.shape[0] != n
+            or scope_share.shape[1] != len(scope_levels) or in_main.shape[0] != n):
+        raise ValueError("arrays have the wrong shape")
+    if n == 0:
+        return
+    _scope_fill(blocks, &path_of[0], &good_words[0], total_good, repeat_levels, scope_levels,
+                main_share, &repeat_counts[0, 0], &scope_share[0, 0], &in_main[0])
+
+
+cdef inline void *_alloc(size_t size, bint zero) except NULL:
+    cdef void *p = calloc(size if size else 1, 1) if zero else malloc(size if size else 1)
+    if p == NULL:
+        raise MemoryError()
+    return p
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef int _scope_fill(
+    tuple blocks,
+    const Py_ssize_t *path_of,
+    const double *good_words,
+    double total_good,
+    tuple repeat_levels,
+    tuple scope_levels,
+    double main_share,
+    double *repeat_counts,
+    float *scope_share,
+    float *in_main,
+) except -1:
+    """:func:`scope_columns` on C arrays (row-major, as the memoryviews): its temporaries are
+    malloc'd, not numpy arrays."""
+    cdef Py_ssize_t i, n = len(blocks), total = 0, size, mask, pair_size
     cdef Py_ssize_t n_paths = 0, n_rep = len(repeat_levels), n_lv = len(scope_levels)
-    cdef Py_ssize_t n_sc, depth, best_depth = -1, start, key_id, main = -1
-    cdef int overflow = 0
-    cdef long long v
-    cdef double threshold
-    cdef tuple sc
+    cdef Py_ssize_t *off = NULL
+    cdef Py_ssize_t *ids = NULL
+    cdef long long *keys = NULL
+    cdef signed char *used = NULL
+    cdef Py_ssize_t *slot_id = NULL
+    cdef long long *pair_keys = NULL
+    cdef signed char *pair_used = NULL
+    cdef Py_ssize_t *counts = NULL
+    cdef double *words = NULL
     for i in range(n):
         if path_of[i] < 0:
             raise ValueError("negative path id")
@@ -1687,20 +1723,55 @@ def scope_columns(
     scopes = [b.scope for b in blocks]
     for i in range(n):
         total += len(<tuple> scopes[i])
-    offsets = np.zeros(n + 1, dtype=np.intp)
-    dense = np.empty(max(total, 1), dtype=np.intp)
-    cdef Py_ssize_t[::1] off = offsets
-    cdef Py_ssize_t[::1] ids = dense
     size = 8
     while size < 2 * total + 2:
         size *= 2
     mask = size - 1
-    keys_arr = np.empty(size, dtype=np.int64)
-    used_arr = np.zeros(size, dtype=np.int8)
-    slot_id_arr = np.empty(size, dtype=np.intp)
-    cdef long long[::1] keys = keys_arr
-    cdef signed char[::1] used = used_arr
-    cdef Py_ssize_t[::1] slot_id = slot_id_arr
+    pair_size = 8
+    while pair_size < 2 * n + 2:
+        pair_size *= 2
+    try:
+        off = <Py_ssize_t *> _alloc((n + 1) * sizeof(Py_ssize_t), True)
+        ids = <Py_ssize_t *> _alloc(max(total, 1) * sizeof(Py_ssize_t), False)
+        keys = <long long *> _alloc(size * sizeof(long long), False)
+        used = <signed char *> _alloc(size, True)
+        slot_id = <Py_ssize_t *> _alloc(size * sizeof(Py_ssize_t), False)
+        pair_keys = <long long *> _alloc(pair_size * sizeof(long long), False)
+        pair_used = <signed char *> _alloc(pair_size, False)
+        counts = <Py_ssize_t *> _alloc(max(n_paths, 1) * sizeof(Py_ssize_t), False)
+        _scope_loops(scopes, path_of, good_words, total_good, repeat_levels, scope_levels,
+                     main_share, repeat_counts, scope_share, in_main, n, n_paths, n_rep, n_lv,
+                     mask, pair_size, off, ids, keys, used, slot_id, pair_keys, pair_used,
+                     counts, &words)
+    finally:
+        free(off)
+        free(ids)
+        free(keys)
+        free(used)
+        free(slot_id)
+        free(pair_keys)
+        free(pair_used)
+        free(counts)
+        free(words)
+    return 0
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef int _scope_loops(
+    list scopes, const Py_ssize_t *path_of, const double *good_words, double total_good,
+    tuple repeat_levels, tuple scope_levels, double main_share, double *repeat_counts,
+    float *scope_share, float *in_main, Py_ssize_t n, Py_ssize_t n_paths, Py_ssize_t n_rep,
+    Py_ssize_t n_lv, Py_ssize_t mask, Py_ssize_t pair_size, Py_ssize_t *off, Py_ssize_t *ids,
+    long long *keys, signed char *used, Py_ssize_t *slot_id, long long *pair_keys,
+    signed char *pair_used, Py_ssize_t *counts, double **words_out,
+) except -1:
+    cdef Py_ssize_t i, j, k, slot, d, n_ids = 0, n_sc, depth, best_depth = -1, key_id, main = -1
+    cdef int overflow = 0
+    cdef long long v
+    cdef double threshold
+    cdef tuple sc
+    cdef double *words
     # 1. dense ids of the scope elements, in order of first appearance
     for i in range(n):
         sc = <tuple> scopes[i]
@@ -1719,21 +1790,12 @@ def scope_columns(
             d += 1
         off[i + 1] = d
     # 2. distinct containers k levels up per tag-path group (-1: the block has none so high)
-    pair_size = 8
-    while pair_size < 2 * n + 2:
-        pair_size *= 2
-    pair_keys_arr = np.empty(pair_size, dtype=np.int64)
-    pair_used_arr = np.zeros(pair_size, dtype=np.int8)
-    counts_arr = np.zeros(max(n_paths, 1), dtype=np.intp)
-    cdef long long[::1] pair_keys = pair_keys_arr
-    cdef signed char[::1] pair_used = pair_used_arr
-    cdef Py_ssize_t[::1] counts = counts_arr
     cdef Py_ssize_t pmask = pair_size - 1
     cdef long long pair
     for j in range(n_rep):
         k = repeat_levels[j]
-        pair_used[:] = 0
-        counts[:] = 0
+        memset(pair_used, 0, pair_size)
+        memset(counts, 0, max(n_paths, 1) * sizeof(Py_ssize_t))
         for i in range(n):
             n_sc = off[i + 1] - off[i]
             key_id = ids[off[i + 1] - 1 - k] if n_sc > k else -1
@@ -1744,10 +1806,9 @@ def scope_columns(
                 pair_keys[slot] = pair
                 counts[path_of[i]] += 1
         for i in range(n):
-            repeat_counts[i, j] = counts[path_of[i]]
+            repeat_counts[i * n_rep + j] = counts[path_of[i]]
     # 3. prose words per container, summed block by block in page order
-    words_arr = np.zeros(max(n_ids, 1), dtype=np.float64)
-    cdef double[::1] words = words_arr
+    words = words_out[0] = <double *> _alloc(max(n_ids, 1) * sizeof(double), True)
     for i in range(n):
         if good_words[i]:
             for d in range(off[i], off[i + 1]):
@@ -1768,12 +1829,13 @@ def scope_columns(
         for j in range(n_lv):
             k = scope_levels[j]
             if n_sc > k:
-                scope_share[i, j] = words[ids[off[i + 1] - 1 - k]] / total_good
+                scope_share[i * n_lv + j] = words[ids[off[i + 1] - 1 - k]] / total_good
         if main >= 0:
             for d in range(off[i], off[i + 1]):
                 if ids[d] == main:
                     in_main[i] = 1.0
                     break
+    return 0
 
 
 def squash(str s):
@@ -1990,9 +2052,6 @@ cdef enum:
     N_CONTEXT = 23
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
-@cython.cdivision(True)
 def feature_matrix(
     const double[:, ::1] cols,
     const Py_ssize_t[::1] path_of,
@@ -2013,12 +2072,122 @@ def feature_matrix(
     """``blockdex.features.block_features``' numeric part (``_local_columns``, the one-hot and
     looked-up rows, ``_context_columns``) written into ``out``: the same operations on the same
     float64 values in the same order, so the same float32 results."""
-    cdef Py_ssize_t n = cols.shape[0], i, j, lo, hi, k, left, right, d1, d2
+    cdef Py_ssize_t n = cols.shape[0]
+    if n == 0:
+        return
+    if (path_of.shape[0] != n or attr_of.shape[0] != n or repeat_counts.shape[0] != n
+            or repeat_counts.shape[1] != 2 or scope_share.shape[0] != n
+            or scope_share.shape[1] != 4 or in_main.shape[0] != n):
+        raise ValueError("arrays have the wrong shape")
+    _feature_fill(cols, path_of, attr_of, path_rows, attr_rows, &page_feats[0],
+                  page_feats.shape[0], n_title, &repeat_counts[0, 0], &scope_share[0, 0],
+                  &in_main[0], chars_per_word, good_min_words, good_max_link, window, out)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.cdivision(True)
+def block_feature_matrix(
+    tuple blocks,
+    const double[:, ::1] cols,
+    const Py_ssize_t[::1] path_of,
+    const Py_ssize_t[::1] attr_of,
+    const float[:, ::1] path_rows,
+    const float[:, ::1] attr_rows,
+    double html_bytes,
+    Py_ssize_t n_title,
+    tuple repeat_levels,
+    tuple scope_levels,
+    double main_share,
+    double chars_per_word,
+    double good_min_words,
+    double good_max_link,
+    Py_ssize_t window,
+    float[:, ::1] out,
+):
+    """``blockdex.features.block_features`` from the per-block columns and the path/attrs rows
+    on: the page features, the prose ("good") words, :func:`scope_columns` and
+    :func:`feature_matrix` in one call, with no numpy array in between (the same operations
+    on the same float64 values: the sums are of integers, exact in any order). An element id
+    past 64 bits raises OverflowError, as :func:`scope_columns` does, before ``out`` is
+    written."""
+    cdef Py_ssize_t n = cols.shape[0], i, n_rep = len(repeat_levels), n_lv = len(scope_levels)
+    cdef double chars, link, total_chars = 0.0, total_words = 0.0, total_good = 0.0
+    cdef float page_feats[3]
+    cdef double *good_words = NULL
+    cdef double *repeat_counts = NULL
+    cdef float *scope_share = NULL
+    cdef float *in_main = NULL
+    if n == 0:
+        return
+    if (cols.shape[1] != 15 or len(blocks) != n or path_of.shape[0] != n
+            or attr_of.shape[0] != n or n_rep != 2 or n_lv != 4):
+        raise ValueError("arrays have the wrong shape")
+    for i in range(n):
+        chars = cols[i, 0] if cols[i, 0] > 1.0 else 1.0
+        total_chars += chars
+        total_words += cols[i, 1]
+    if total_chars == 0:
+        total_chars = 1.0
+    if total_words == 0:
+        total_words = 1.0
+    page_feats[0] = <float> log1p(<double> n)
+    page_feats[1] = <float> log1p(total_words)
+    page_feats[2] = <float> log1p(html_bytes / total_chars) if html_bytes else 0.0
+    try:
+        good_words = <double *> _alloc(n * sizeof(double), False)
+        repeat_counts = <double *> _alloc(n * n_rep * sizeof(double), True)
+        scope_share = <float *> _alloc(n * n_lv * sizeof(float), True)
+        in_main = <float *> _alloc(n * sizeof(float), True)
+        for i in range(n):
+            chars = cols[i, 0] if cols[i, 0] > 1.0 else 1.0
+            link = cols[i, 4] / chars
+            if link > 1.0:
+                link = 1.0
+            good_words[i] = cols[i, 1] if cols[i, 1] >= good_min_words and link < good_max_link \
+                else 0.0
+            total_good += good_words[i]
+        if total_good == 0:
+            total_good = 1.0
+        _scope_fill(blocks, &path_of[0], good_words, total_good, repeat_levels, scope_levels,
+                    main_share, repeat_counts, scope_share, in_main)
+        _feature_fill(cols, path_of, attr_of, path_rows, attr_rows, page_feats, 3, n_title,
+                      repeat_counts, scope_share, in_main, chars_per_word, good_min_words,
+                      good_max_link, window, out)
+    finally:
+        free(good_words)
+        free(repeat_counts)
+        free(scope_share)
+        free(in_main)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.cdivision(True)
+cdef int _feature_fill(
+    const double[:, ::1] cols,
+    const Py_ssize_t[::1] path_of,
+    const Py_ssize_t[::1] attr_of,
+    const float[:, ::1] path_rows,
+    const float[:, ::1] attr_rows,
+    const float *page_feats,
+    Py_ssize_t n_page,
+    Py_ssize_t n_title,
+    const double *repeat_counts,
+    const float *scope_share,
+    const float *in_main,
+    double chars_per_word,
+    double good_min_words,
+    double good_max_link,
+    Py_ssize_t window,
+    float[:, ::1] out,
+) except -1:
+    """:func:`feature_matrix` with the page features and the scope columns as C arrays
+    (row-major: ``repeat_counts`` n x 2, ``scope_share`` n x 4)."""
+    cdef Py_ssize_t n = cols.shape[0]
     cdef Py_ssize_t n_tag, n_path = path_rows.shape[1], n_attr = attr_rows.shape[1]
-    cdef Py_ssize_t n_page = page_feats.shape[0], o_tag, o_path, o_attr, o_page, o_ctx
-    cdef Py_ssize_t n_paths = path_rows.shape[0], first_good = -1, last_good = -1
-    cdef double chars, words, link, nonlinked, v, total_chars = 0, total_words = 0
-    cdef double punct_sum = 0, vmax = 0, run = 0, no_good, nw
+    cdef Py_ssize_t o_tag, o_path, o_attr, o_page, o_ctx
+    cdef Py_ssize_t n_paths = path_rows.shape[0]
     cdef double *link_arr
     cdef double *psum
     cdef double *c_logw
@@ -2028,34 +2197,60 @@ def feature_matrix(
     cdef Py_ssize_t *prev_good
     cdef float *log_words
     cdef unsigned char *good
+    cdef double *bv = NULL
+    cdef Py_ssize_t *iv = NULL
     if n == 0:
-        return
+        return 0
     n_tag = out.shape[1] - N_LOCAL - n_path - n_attr - n_page - N_CONTEXT
-    if n_tag <= 0 or cols.shape[1] != 15 or out.shape[0] != n or repeat_counts.shape[1] != 2 \
-            or scope_share.shape[1] != 4:
+    if n_tag <= 0 or cols.shape[1] != 15 or out.shape[0] != n:
         raise ValueError("arrays have the wrong shape")
     o_tag = N_LOCAL
     o_path = o_tag + n_tag
     o_attr = o_path + n_path
     o_page = o_attr + n_attr
     o_ctx = o_page + n_page
-    buf = np.empty(6 * (n + 1) + n_paths, dtype=np.float64)
-    cdef double[::1] bv = buf
-    link_arr = &bv[0]
-    c_logw = &bv[n + 1]
-    c_link = &bv[2 * (n + 1)]
-    c_good = &bv[3 * (n + 1)]
-    psum = &bv[4 * (n + 1)]
-    ibuf = np.zeros(n_paths + n + 1, dtype=np.intp)
-    cdef Py_ssize_t[::1] iv = ibuf
-    pcount = &iv[0]
-    prev_good = &iv[n_paths]
-    fbuf = np.empty(n, dtype=np.float32)
-    cdef float[::1] fv = fbuf
-    log_words = &fv[0]
-    gbuf = np.empty(n, dtype=np.uint8)
-    cdef unsigned char[::1] gv = gbuf
-    good = &gv[0]
+    try:
+        bv = <double *> _alloc((6 * (n + 1) + n_paths) * sizeof(double), False)
+        iv = <Py_ssize_t *> _alloc((n_paths + n + 1) * sizeof(Py_ssize_t), True)
+        link_arr = &bv[0]
+        c_logw = &bv[n + 1]
+        c_link = &bv[2 * (n + 1)]
+        c_good = &bv[3 * (n + 1)]
+        psum = &bv[4 * (n + 1)]
+        log_words = <float *> &bv[4 * (n + 1) + n_paths]  # n floats + n bytes: in 2n doubles
+        good = <unsigned char *> (log_words + n)
+        pcount = &iv[0]
+        prev_good = &iv[n_paths]
+        _feature_loops(cols, path_of, attr_of, path_rows, attr_rows, page_feats, n_page,
+                       n_title, repeat_counts, scope_share, in_main, chars_per_word,
+                       good_min_words, good_max_link, window, out, n_tag, o_tag, o_path,
+                       o_attr, o_page, o_ctx, link_arr, c_logw, c_link, c_good, psum, log_words,
+                       good, pcount, prev_good)
+    finally:
+        free(bv)
+        free(iv)
+    return 0
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.cdivision(True)
+cdef void _feature_loops(
+    const double[:, ::1] cols, const Py_ssize_t[::1] path_of, const Py_ssize_t[::1] attr_of,
+    const float[:, ::1] path_rows, const float[:, ::1] attr_rows, const float *page_feats,
+    Py_ssize_t n_page, Py_ssize_t n_title, const double *repeat_counts,
+    const float *scope_share, const float *in_main, double chars_per_word,
+    double good_min_words, double good_max_link, Py_ssize_t window, float[:, ::1] out,
+    Py_ssize_t n_tag, Py_ssize_t o_tag, Py_ssize_t o_path, Py_ssize_t o_attr, Py_ssize_t o_page,
+    Py_ssize_t o_ctx, double *link_arr, double *c_logw, double *c_link, double *c_good,
+    double *psum, float *log_words, unsigned char *good, Py_ssize_t *pcount,
+    Py_ssize_t *prev_good,
+) noexcept:
+    cdef Py_ssize_t n = cols.shape[0], i, j, lo, hi, k, left, right, d1, d2
+    cdef Py_ssize_t n_path = path_rows.shape[1], n_attr = attr_rows.shape[1]
+    cdef Py_ssize_t n_paths = path_rows.shape[0], first_good = -1, last_good = -1
+    cdef double chars, words, link, nonlinked, v, total_chars = 0, total_words = 0
+    cdef double punct_sum = 0, vmax = 0, run = 0, no_good, nw
     for j in range(n_paths):
         psum[j] = 0.0
     # Page sums (integers in float64: exact in any order).
@@ -2141,10 +2336,10 @@ def feature_matrix(
         k = o_ctx
         out[i, k] = <float> (psum[path_of[i]] / total_words)
         out[i, k + 1] = <float> log1p(<double> pcount[path_of[i]])
-        out[i, k + 2] = <float> log1p(repeat_counts[i, 0])
-        out[i, k + 3] = <float> log1p(repeat_counts[i, 1])
+        out[i, k + 2] = <float> log1p(repeat_counts[2 * i])
+        out[i, k + 3] = <float> log1p(repeat_counts[2 * i + 1])
         for j in range(4):
-            out[i, k + 4 + j] = scope_share[i, j]
+            out[i, k + 4 + j] = scope_share[4 * i + j]
         out[i, k + 8] = in_main[i]
         out[i, k + 9] = log_words[i - 1] if i >= 1 else 0.0
         out[i, k + 10] = log_words[i - 2] if i >= 2 else 0.0
