@@ -716,6 +716,93 @@ def test_compiled_context_columns_equal_numpy_on_dataset_pages(
             np.testing.assert_array_equal(fast, slow, err_msg=f"{name} {page.id}")
 
 
+def _stage2_rows_numpy(
+    blocks: tuple[Block, ...], p: np.ndarray, X: np.ndarray, lo: float, hi: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """What ContentModel.probabilities built before stage2_rows, on the Python path."""
+    page = Page(blocks=blocks)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(features_module, "compiled", None)
+        ctx = features_module.context_features(p, features_module.block_groups(page))
+    unsure = (p >= lo) & (p <= hi)
+    return np.flatnonzero(unsure), np.hstack([X[unsure], ctx[unsure]])
+
+
+def _stage2_rows(blocks: tuple[Block, ...], p: np.ndarray, X: np.ndarray, lo: float, hi: float):
+    return compiled.stage2_rows(
+        blocks, p, float(p.mean()), features_module.PROB_SCOPE_LEVELS,
+        features_module.PROB_WINDOWS, lo, hi, X,
+    )  # fmt: skip
+
+
+@needs_compiled
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([0.0, 0.03, 0.25, 0.5, 0.97, 1.0, 0.1 + 0.2]) | st.floats(0, 1),
+                  st.integers(0, 3), st.lists(st.integers(0, 6), max_size=6)),
+        min_size=1,
+        max_size=70,
+    ),
+    st.sampled_from([(0.03, 0.97), (0.0, 1.0), (0.5, 0.5), (0.6, 0.4)]),
+)  # fmt: skip
+def test_compiled_stage2_rows_equal_numpy(
+    rows: list[tuple[float, int, list[int]]], bounds: tuple[float, float]
+) -> None:
+    # ties in p (the rank column's stable order), shared and missing scope levels, paths
+    blocks = tuple(
+        Block(index=i, tag="p", html="x", text="x", path=f"body>p{path}",
+              scope=tuple(1000 + 10 * lv + s for lv, s in enumerate(scope)))
+        for i, (_, path, scope) in enumerate(rows)
+    )  # fmt: skip
+    p = np.array([r[0] for r in rows])
+    X = np.random.default_rng(len(rows)).normal(size=(len(rows), 5)).astype(np.float32)
+    positions, fast = _stage2_rows(blocks, p, X, *bounds)
+    want_positions, slow = _stage2_rows_numpy(blocks, p, X, *bounds)
+    np.testing.assert_array_equal(positions, want_positions)
+    assert fast.dtype == slow.dtype == np.float32
+    assert fast.shape == slow.shape
+    np.testing.assert_array_equal(fast, slow)
+
+
+@needs_compiled
+def test_compiled_stage2_rows_give_way_past_64_bits_or_on_nan() -> None:
+    blocks = (Block(index=0, tag="p", html="x", text="x", scope=(1 << 70, 5)),)
+    X = np.zeros((1, 3), dtype=np.float32)
+    assert _stage2_rows(blocks, np.array([0.5]), X, 0.03, 0.97) is None
+    blocks = (Block(index=0, tag="p", html="x", text="x", scope=(4, 5)),)
+    assert _stage2_rows(blocks, np.array([np.nan]), X, 0.03, 0.97) is None
+
+
+@needs_compiled
+def test_compiled_stage2_rows_equal_numpy_on_dataset_pages(shared_data: Path) -> None:
+    model = ContentModel.load()
+    for name in ("scrapinghub-aeb", "wcxb", "l3s-gn1", "trafilatura-eval"):
+        for page in load_dataset(name, limit=30):
+            seg = segment_module.segment_document(clean_document(parse_html(page.html)))
+            X = block_features(seg)
+            p1 = model.stage1.predict(X)
+            positions, fast = _stage2_rows(seg.blocks, p1, X, 0.03, 0.97)
+            want_positions, slow = _stage2_rows_numpy(seg.blocks, p1, X, 0.03, 0.97)
+            np.testing.assert_array_equal(positions, want_positions, err_msg=page.id)
+            np.testing.assert_array_equal(fast, slow, err_msg=f"{name} {page.id}")
+
+
+@needs_compiled
+def test_content_probabilities_equal_the_python_path(
+    shared_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = ContentModel.load()
+    for page in load_dataset("scrapinghub-aeb", limit=40):
+        seg = segment_module.segment_document(clean_document(parse_html(page.html)))
+        fast = model.probabilities(seg, content_module.CONFIDENT)
+        with monkeypatch.context() as m:
+            m.setattr(content_module, "compiled", None)
+            m.setattr(features_module, "compiled", None)
+            slow = model.probabilities(seg, content_module.CONFIDENT)
+        np.testing.assert_array_equal(fast, slow, err_msg=page.id)
+
+
 # -- script rescue: string literals ----------------------------------------------------------------
 
 _scriptish = st.lists(

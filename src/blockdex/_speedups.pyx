@@ -1002,7 +1002,7 @@ def walk(root_id, cfg, source, id_offset, deadline, block_cls):
 from cpython.unicode cimport PyUnicode_KIND, PyUnicode_DATA, PyUnicode_READ
 
 
-from libc.string cimport memchr, memset
+from libc.string cimport memchr, memset, memcpy
 
 cdef extern from "string.h":
     void *memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len) nogil
@@ -2382,75 +2382,256 @@ def context_matrix(
 ):
     """``blockdex.features.context_features`` written into ``out``; ``mean`` is ``p.mean()``
     and ``order`` is ``np.argsort(-p, kind="stable")`` (numpy's, so they are the same)."""
-    cdef Py_ssize_t n = p.shape[0], i, j, k, w, lo, hi, col, size = 0, n_groups = groups.shape[1]
-    cdef Py_ssize_t n_win = len(windows), g
-    cdef double run, pmax
-    cdef double *c
-    cdef double *sums
-    cdef Py_ssize_t *counts
+    cdef Py_ssize_t n = p.shape[0], i, j, n_groups = groups.shape[1]
     if n == 0:
         return
-    if out.shape[0] != n or out.shape[1] != 7 + n_win + n_groups + 5 or groups.shape[0] != n \
-            or order.shape[0] != n:
+    if out.shape[0] != n or out.shape[1] != 7 + len(windows) + n_groups + 5 \
+            or groups.shape[0] != n or order.shape[0] != n:
         raise ValueError("arrays have the wrong shape")
     for i in range(n):
         for j in range(n_groups):
             if groups[i, j] < 0:
                 raise ValueError("negative group id")
-            if groups[i, j] >= size:
-                size = groups[i, j] + 1
-    dbuf = np.empty(n + 1 + size, dtype=np.float64)
-    cdef double[::1] dv = dbuf
-    c = &dv[0]
-    sums = &dv[n + 1]
-    ibuf = np.empty(size, dtype=np.intp)
-    cdef Py_ssize_t[::1] iv = ibuf
-    counts = &iv[0]
-    c[0] = 0.0
-    pmax = p[0]
+    _context_fill(&p[0], n, &groups[0, 0], n_groups, windows, mean, &order[0], &out[0, 0],
+                  out.shape[1])
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.cdivision(True)
+cdef int _context_fill(
+    const double *p, Py_ssize_t n, const int *groups, Py_ssize_t n_groups, tuple windows,
+    double mean, const Py_ssize_t *order, float *out, Py_ssize_t stride,
+) except -1:
+    """:func:`context_matrix` on C arrays (row-major; ``out`` rows ``stride`` floats apart;
+    group ids non-negative)."""
+    cdef Py_ssize_t i, j, k, w, lo, hi, col, size = 0, n_win = len(windows), g
+    cdef double run, pmax
+    cdef double *c = NULL
+    cdef double *sums
+    cdef Py_ssize_t *counts = NULL
+    for i in range(n * n_groups):
+        if groups[i] >= size:
+            size = groups[i] + 1
+    try:
+        c = <double *> _alloc((n + 1 + size) * sizeof(double), False)
+        sums = c + n + 1
+        counts = <Py_ssize_t *> _alloc(size * sizeof(Py_ssize_t), False)
+        c[0] = 0.0
+        pmax = p[0]
+        for i in range(n):
+            c[i + 1] = c[i] + p[i]
+            if p[i] > pmax:
+                pmax = p[i]
+            out[i * stride + 0] = <float> p[i]
+            for k in range(1, 4):
+                out[i * stride + k] = <float> (p[i - k] if i >= k else 0.0)
+                out[i * stride + 3 + k] = <float> (p[i + k] if i + k < n else 0.0)
+        col = 7
+        for j in range(n_win):
+            w = windows[j]
+            for i in range(n):
+                lo = i - w if i - w > 0 else 0
+                hi = i + w + 1 if i + w + 1 < n else n
+                out[i * stride + col] = <float> ((c[hi] - c[lo]) / <double> (hi - lo))
+            col += 1
+        for k in range(n_groups):  # scope levels, then the path group (column 0)
+            j = k + 1 if k + 1 < n_groups else 0
+            for g in range(size):
+                sums[g] = 0.0
+                counts[g] = 0
+            for i in range(n):
+                sums[groups[i * n_groups + j]] += p[i]
+                counts[groups[i * n_groups + j]] += 1
+            for i in range(n):
+                g = groups[i * n_groups + j]
+                out[i * stride + col] = <float> (sums[g] / <double> counts[g])
+            col += 1
+        run = 0.0
+        for i in range(n):  # the largest probability before each block (0 for the first)
+            out[i * stride + col] = <float> run
+            if i == 0 or p[i] > run:
+                run = p[i]
+        run = 0.0
+        for i in range(n - 1, -1, -1):  # and after it (0 for the last)
+            out[i * stride + col + 1] = <float> run
+            if i == n - 1 or p[i] > run:
+                run = p[i]
+        for i in range(n):
+            out[i * stride + col + 2] = <float> mean
+            out[i * stride + col + 3] = <float> pmax
+        for k in range(n):
+            out[order[k] * stride + col + 4] = <float> (<double> k / <double> n)
+    finally:
+        free(c)
+        free(counts)
+    return 0
+
+
+cdef void _order_desc(const double *p, Py_ssize_t n, Py_ssize_t *order, Py_ssize_t *tmp) noexcept:
+    """``np.argsort(-p, kind="stable")`` for ``p`` without NaN: positions by falling ``p``,
+    equal values in position order (a stable sort's order is the only one). Bottom-up merge
+    sort: a right element goes first only when strictly larger."""
+    cdef Py_ssize_t i, width, lo, mid, hi, a, b, k
+    cdef Py_ssize_t *src = order
+    cdef Py_ssize_t *dst = tmp
+    cdef Py_ssize_t *t
     for i in range(n):
-        c[i + 1] = c[i] + p[i]
-        if p[i] > pmax:
-            pmax = p[i]
-        out[i, 0] = <float> p[i]
-        for k in range(1, 4):
-            out[i, k] = <float> (p[i - k] if i >= k else 0.0)
-            out[i, 3 + k] = <float> (p[i + k] if i + k < n else 0.0)
-    col = 7
-    for j in range(n_win):
-        w = windows[j]
-        for i in range(n):
-            lo = i - w if i - w > 0 else 0
-            hi = i + w + 1 if i + w + 1 < n else n
-            out[i, col] = <float> ((c[hi] - c[lo]) / <double> (hi - lo))
-        col += 1
-    for k in range(n_groups):  # scope levels, then the path group (column 0)
-        j = k + 1 if k + 1 < n_groups else 0
-        for g in range(size):
-            sums[g] = 0.0
-            counts[g] = 0
-        for i in range(n):
-            sums[groups[i, j]] += p[i]
-            counts[groups[i, j]] += 1
-        for i in range(n):
-            g = groups[i, j]
-            out[i, col] = <float> (sums[g] / <double> counts[g])
-        col += 1
-    run = 0.0
-    for i in range(n):  # the largest probability before each block (0 for the first)
-        out[i, col] = <float> run
-        if i == 0 or p[i] > run:
-            run = p[i]
-    run = 0.0
-    for i in range(n - 1, -1, -1):  # and after it (0 for the last)
-        out[i, col + 1] = <float> run
-        if i == n - 1 or p[i] > run:
-            run = p[i]
+        order[i] = i
+    width = 1
+    while width < n:
+        lo = 0
+        while lo < n:
+            mid = lo + width if lo + width < n else n
+            hi = lo + 2 * width if lo + 2 * width < n else n
+            a, b, k = lo, mid, lo
+            while a < mid and b < hi:
+                if p[src[b]] > p[src[a]]:
+                    dst[k] = src[b]
+                    b += 1
+                else:
+                    dst[k] = src[a]
+                    a += 1
+                k += 1
+            while a < mid:
+                dst[k] = src[a]
+                a += 1
+                k += 1
+            while b < hi:
+                dst[k] = src[b]
+                b += 1
+                k += 1
+            lo = hi
+        t = src
+        src = dst
+        dst = t
+        width *= 2
+    if src != order:
+        memcpy(order, src, n * sizeof(Py_ssize_t))
+
+
+cdef int _group_ids(tuple blocks, tuple levels, int *groups) except -1:
+    """``blockdex.features.block_groups``' partition: per block, an id for its tag path
+    (column 0) and for its ancestor at each of ``levels`` (or its outermost one, or itself
+    alone when it has none), one numbering per column. Only which blocks share an id matters
+    to the context columns, so the ids may differ from ``block_groups``' own. Returns 1, or 0
+    when an element id does not fit 64 bits (nothing usable is written then)."""
+    cdef Py_ssize_t i, j, k, n = len(blocks), n_g = 1 + len(levels), n_sc, size = 8, mask, slot
+    cdef Py_ssize_t o_path = 0, o_scope = 0
+    cdef int next_id
+    cdef int overflow = 0
+    cdef long long v
+    cdef tuple sc
+    cdef dict paths = {}
+    cdef object cls = None
+    cdef long long *keys = NULL
+    cdef char *used = NULL
+    cdef int *ids = NULL
+    while size < 2 * n + 2:
+        size *= 2
+    mask = size - 1
+    scopes = []
     for i in range(n):
-        out[i, col + 2] = <float> mean
-        out[i, col + 3] = <float> pmax
-    for k in range(n):
-        out[order[k], col + 4] = <float> (<double> k / <double> n)
+        b = blocks[i]
+        if type(b) is not cls:
+            cls = type(b)
+            o_path = _slot_offset(cls, "path")
+            o_scope = _slot_offset(cls, "scope")
+        key = _field(b, o_path)
+        got = paths.get(key)
+        if got is None:
+            got = paths[key] = len(paths)
+        groups[i * n_g] = <int> got
+        scopes.append(_field(b, o_scope))
+    try:
+        keys = <long long *> _alloc(size * sizeof(long long), False)
+        used = <char *> _alloc(size, False)
+        ids = <int *> _alloc(size * sizeof(int), False)
+        for j in range(1, n_g):
+            k = levels[j - 1]
+            memset(used, 0, size)
+            next_id = 0
+            for i in range(n):
+                sc = <tuple> scopes[i]
+                n_sc = len(sc)
+                if n_sc == 0:  # ("self", i): a group of its own
+                    groups[i * n_g + j] = next_id
+                    next_id += 1
+                    continue
+                v = PyLong_AsLongLongAndOverflow(sc[n_sc - 1 - k] if n_sc > k else sc[0],
+                                                 &overflow)
+                if overflow:
+                    return 0
+                slot = _id_slot(keys, used, mask, v)
+                if not used[slot]:
+                    used[slot] = 1
+                    keys[slot] = v
+                    ids[slot] = next_id
+                    next_id += 1
+                groups[i * n_g + j] = ids[slot]
+    finally:
+        free(keys)
+        free(used)
+        free(ids)
+    return 1
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def stage2_rows(
+    tuple blocks,
+    const double[::1] p,
+    double mean,
+    tuple levels,
+    tuple windows,
+    double lo,
+    double hi,
+    const float[:, ::1] X,
+):
+    """The second stage's input in one call: the positions of the blocks whose first-stage
+    probability ``p`` is within ``[lo, hi]``, and their rows of ``X`` followed by their
+    :func:`context_matrix` columns (groups as ``blockdex.features.block_groups``, ``mean`` is
+    ``p.mean()``, the rank by a stable sort) as one float32 matrix: what
+    ``np.hstack([X[unsure], context_features(p, block_groups(page))[unsure]])`` gives.
+    Returns ``(positions, rows)``, or None when it cannot (an element id past 64 bits, a NaN
+    probability): the caller then takes the numpy route."""
+    cdef Py_ssize_t n = p.shape[0], i, j, m = 0, r = 0, n_g = 1 + len(levels)
+    cdef Py_ssize_t n_x = X.shape[1], n_ctx = 7 + len(windows) + n_g + 5
+    cdef int *groups = NULL
+    cdef Py_ssize_t *order = NULL
+    cdef float *ctx = NULL
+    if len(blocks) != n or X.shape[0] != n:
+        raise ValueError("arrays have the wrong shape")
+    for i in range(n):
+        if p[i] != p[i]:
+            return None
+        if p[i] >= lo and p[i] <= hi:
+            m += 1
+    positions = np.empty(m, dtype=np.intp)
+    rows = np.empty((m, n_x + n_ctx), dtype=np.float32)
+    if m == 0:
+        return positions, rows
+    cdef Py_ssize_t[::1] pos = positions
+    cdef float[:, ::1] out = rows
+    try:
+        groups = <int *> _alloc(n * n_g * sizeof(int), False)
+        if not _group_ids(blocks, levels, groups):
+            return None
+        order = <Py_ssize_t *> _alloc(2 * n * sizeof(Py_ssize_t), False)
+        _order_desc(&p[0], n, order, order + n)
+        ctx = <float *> _alloc(n * n_ctx * sizeof(float), False)
+        _context_fill(&p[0], n, groups, n_g, windows, mean, order, ctx, n_ctx)
+        for i in range(n):
+            if p[i] >= lo and p[i] <= hi:
+                pos[r] = i
+                memcpy(&out[r, 0], &X[i, 0], n_x * sizeof(float))
+                memcpy(&out[r, n_x], ctx + i * n_ctx, n_ctx * sizeof(float))
+                r += 1
+    finally:
+        free(groups)
+        free(order)
+        free(ctx)
+    return positions, rows
 
 
 # -- noise removal: which tags a page has ----------------------------------------------------------
