@@ -1179,46 +1179,67 @@ cdef inline unsigned long long _fnv(const unsigned char *w, Py_ssize_t n) noexce
 @cython.final
 cdef class _AsciiWordSet:
     """The ASCII members of a set of strings, for lookups of lower-cased ASCII words without
-    making Python strings (open addressing over FNV-1a hashes)."""
+    making Python strings (open addressing over FNV-1a hashes; C arrays)."""
     cdef bytes pool
+    cdef const unsigned char *chars
     cdef Py_ssize_t mask
-    cdef Py_ssize_t[::1] start, length
+    cdef Py_ssize_t *start  # pool offset of the word in each slot, -1: empty
+    cdef Py_ssize_t *length
     cdef Py_ssize_t max_len
+
+    def __cinit__(self):
+        self.start = NULL
+        self.length = NULL
 
     def __init__(self, words):
         members = sorted({w for w in words if w.isascii() and 0 < len(w) <= WORD_MAX})
-        size = 8
+        cdef Py_ssize_t size = 8, at = 0, k, n, j
         while size < 2 * len(members) + 2:
             size *= 2
         self.mask = size - 1
-        self.start = np.full(size, -1, dtype=np.intp)
-        self.length = np.zeros(size, dtype=np.intp)
+        free(self.start)
+        free(self.length)
+        self.start = <Py_ssize_t *> malloc(size * sizeof(Py_ssize_t))
+        self.length = <Py_ssize_t *> malloc(size * sizeof(Py_ssize_t))
+        if self.start == NULL or self.length == NULL:
+            raise MemoryError()
+        for j in range(size):
+            self.start[j] = -1
+            self.length[j] = 0
         self.pool = "".join(members).encode("ascii")
+        self.chars = self.pool
         self.max_len = max((len(w) for w in members), default=0)
-        cdef const unsigned char *pool = self.pool
-        cdef Py_ssize_t at = 0, k, n
         for w in members:
             n = len(w)
-            k = _fnv(pool + at, n) & self.mask
+            k = _fnv(self.chars + at, n) & self.mask
             while self.start[k] >= 0:
                 k = (k + 1) & self.mask
             self.start[k] = at
             self.length[k] = n
             at += n
 
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
-    cdef bint contains(self, const unsigned char *w, Py_ssize_t n) noexcept:
-        cdef Py_ssize_t k, j
-        cdef const unsigned char *pool
+    def __dealloc__(self):
+        free(self.start)
+        free(self.length)
+
+    cdef inline bint contains(self, const unsigned char *w, Py_ssize_t n) noexcept:
         if n > self.max_len:
             return False
-        pool = self.pool
-        k = _fnv(w, n) & self.mask
+        return self.contains_hashed(w, n, _fnv(w, n))
+
+    cdef bint contains_hashed(
+        self, const unsigned char *w, Py_ssize_t n, unsigned long long h
+    ) noexcept:
+        """:meth:`contains` with ``h`` the FNV-1a hash of the ``n`` bytes at ``w``."""
+        cdef Py_ssize_t k, j, at
+        if n > self.max_len:
+            return False
+        k = h & self.mask
         while self.start[k] >= 0:
             if self.length[k] == n:
+                at = self.start[k]
                 for j in range(n):
-                    if pool[self.start[k] + j] != w[j]:
+                    if self.chars[at + j] != w[j]:
                         break
                 else:
                     return True
@@ -1278,9 +1299,11 @@ cdef Py_ssize_t _word_scan(
     _AsciiWordSet title_ascii, frozenset stops, set title, long *n_stop, long *n_title,
 ) except -1:
     """:func:`_word_counts` on ``text``'s characters ``d`` (one loop per width)."""
-    cdef Py_ssize_t i = 0, s, words = 0, k
+    cdef Py_ssize_t i = 0, s, words = 0
     cdef unsigned char buf[WORD_MAX]
     cdef Py_UCS4 c
+    cdef unsigned int lc
+    cdef unsigned long long h
     cdef bint ascii, in_run
     while i < n:
         while i < n and Py_UNICODE_ISSPACE(d[i]):
@@ -1290,11 +1313,19 @@ cdef Py_ssize_t _word_scan(
         s = i
         ascii = True
         in_run = False  # inside a run of characters that are not CJK
+        h = 14695981039346656037ULL  # FNV-1a of the lower-cased word, as _fnv (ASCII words)
         while i < n:
             c = d[i]
-            if Py_UNICODE_ISSPACE(c):
-                break
-            if c >= 128:
+            if c < 128:
+                if Py_UNICODE_ISSPACE(c):
+                    break
+                if i - s < WORD_MAX:  # lower-cased into buf and hashed on the way
+                    lc = (<unsigned int> c) + 32 if 65 <= c <= 90 else <unsigned int> c
+                    buf[i - s] = <unsigned char> lc
+                    h = (h ^ lc) * 1099511628211ULL
+            else:
+                if Py_UNICODE_ISSPACE(c):
+                    break
                 ascii = False
                 if _is_cjk(c):
                     words += 1
@@ -1306,12 +1337,9 @@ cdef Py_ssize_t _word_scan(
                 in_run = True
             i += 1
         if ascii and i - s <= WORD_MAX:
-            for k in range(i - s):
-                c = d[s + k]
-                buf[k] = <unsigned char> ((<unsigned int> c) + 32 if 65 <= c <= 90 else c)
-            if stops_ascii.contains(buf, i - s):
+            if stops_ascii.contains_hashed(buf, i - s, h):
                 n_stop[0] += 1
-            if title is not None and title_ascii.contains(buf, i - s):
+            if title is not None and title_ascii.contains_hashed(buf, i - s, h):
                 n_title[0] += 1
         else:
             w = text[s:i].lower()
