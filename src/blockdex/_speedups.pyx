@@ -418,6 +418,39 @@ cdef str _path_append(str parent, Py_ssize_t m, str tag, Py_ssize_t max_levels, 
     return parent[pos + 1 :] + ">" + tag
 
 
+cdef extern from *:
+    """
+    /* t[start:stop] + (item,), 0 <= start <= stop <= len(t): no temporary list */
+    static PyObject *bd_tuple_plus(PyObject *t, Py_ssize_t start, Py_ssize_t stop,
+                                   PyObject *item) {
+        PyObject *out = PyTuple_New(stop - start + 1);
+        if (out == NULL)
+            return NULL;
+        for (Py_ssize_t k = start; k < stop; k++) {
+            PyObject *v = PyTuple_GET_ITEM(t, k);
+            Py_INCREF(v);
+            PyTuple_SET_ITEM(out, k - start, v);
+        }
+        Py_INCREF(item);
+        PyTuple_SET_ITEM(out, stop - start, item);
+        return out;
+    }
+    """
+    tuple bd_tuple_plus(tuple t, Py_ssize_t start, Py_ssize_t stop, object item)
+
+
+cdef inline tuple _tail_plus(tuple t, Py_ssize_t start, object item):
+    """``(*t[start:], item)`` (``start`` as a Python slice bound, negative from the end)."""
+    cdef Py_ssize_t n = len(t)
+    if start < 0:
+        start += n
+        if start < 0:
+            start = 0
+    elif start > n:
+        start = n
+    return bd_tuple_plus(t, start, n, item)
+
+
 @cython.trashcan(True)  # a deep chain of parent frames is freed without deep C recursion
 @cython.no_gc  # holds strings, tuples of strings and ints, lists of strings and its parent: no cycle
 cdef class _CFrame:
@@ -698,7 +731,7 @@ cdef class _CWalker:
                 "img",
                 _html_lib.escape(f"image: {src}, caption: {caption}", quote=False),
                 caption,
-                (*parent.chain, ("img", node_id)),
+                _tail_plus(parent.chain, 0, ("img", node_id)),
                 f"{path}>img",
                 ancestor_attrs,
                 self.depth + 1,
@@ -706,34 +739,38 @@ cdef class _CWalker:
                 1 if self.link_depth else 0,
                 (("src", src), ("alt", caption)),
                 self.source,
-                (*parent.scope[1 - self.max_path_levels :], node_id),
+                _tail_plus(parent.scope, 1 - self.max_path_levels, node_id),
             )
         )
 
     cdef void push_frame(self, bd_node *node, str tag, int mode) except *:
         cdef _CFrame parent = self.frames[-1] if self.frames else None
-        cdef Py_ssize_t levels
+        cdef Py_ssize_t levels, keep
         cdef str path
+        cdef tuple chain, scope
         cdef _CFrame frame = _CFrame.__new__(_CFrame)
         node_id = self.node_id(node)
         if parent is not None:
             self.flush(parent)
             chain = parent.chain
             path = _path_append(parent.path, parent.path_levels, tag, self.max_path_levels, &levels)
-            scope = (*parent.scope[1 - self.max_path_levels :], node_id)
-            if chain and chain[-1][0] not in self.structural_tags:
-                chain = chain[:-1]
+            scope = _tail_plus(parent.scope, 1 - self.max_path_levels, node_id)
+            keep = len(chain)  # the parent's chain, without its own element if not structural
+            if keep and (<tuple> chain[keep - 1])[0] not in self.structural_tags:
+                keep -= 1
             if parent.mode == MODE_PRE:
                 mode = MODE_PRE
         else:
             chain = ()
+            keep = 0
             path = tag
             levels = 1
             scope = (node_id,)
         if (mode == MODE_ROW or tag == "caption") and self.table_ids:
-            chain = (*chain, ("table", self.table_ids[-1]))
+            chain = bd_tuple_plus(chain, 0, keep, ("table", self.table_ids[-1]))
+            keep = len(chain)
         frame.tag = tag
-        frame.chain = (*chain, (tag, node_id))
+        frame.chain = bd_tuple_plus(chain, 0, keep, (tag, node_id))
         frame.mode = mode
         frame.path = path
         frame.path_levels = levels
