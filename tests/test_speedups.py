@@ -999,6 +999,32 @@ def test_compiled_family_rows_equal_python_on_dataset_attrs(
     np.testing.assert_array_equal(fast, slow)
 
 
+_attrs_strings = st.lists(
+    st.sampled_from(
+        ["nav", "Menu", "post-body", "comment_list", " | ", " |", "| ", "|", " ", "", "caf\u00e9",
+         "\u2019", "ad", "x" * 9, "sidebar widget", "  | | ", "footer-links"]
+    ),
+    max_size=14,
+).map("".join)  # fmt: skip
+
+
+@needs_compiled
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_attrs_strings, max_size=8), st.booleans())
+def test_compiled_family_rows_equal_python(strings: list[str], clear: bool) -> None:
+    # one-byte strings go through the C level table, others through the dict; empty levels,
+    # separators at the ends and side by side split as str.split(" | ") does
+    if clear:
+        compiled.clear_level_cache()
+    fast = features_module._attr_matrix(strings)
+    again = features_module._attr_matrix(strings)  # now from the table
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(features_module, "compiled", None)
+        slow = features_module._attr_matrix(strings)
+    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(again, slow)
+
+
 # -- block groups and the parse depth check ----------------------------------------------------------
 
 

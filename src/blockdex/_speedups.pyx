@@ -1039,7 +1039,7 @@ def walk(root_id, cfg, source, id_offset, deadline, block_cls):
 from cpython.unicode cimport PyUnicode_KIND, PyUnicode_DATA, PyUnicode_READ
 
 
-from libc.string cimport memchr, memset, memcpy
+from libc.string cimport memchr, memset, memcpy, memcmp
 
 cdef extern from "string.h":
     void *memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len) nogil
@@ -1574,6 +1574,7 @@ cdef extern from "Python.h":
         PyMemberDef *d_member
 
 from cpython.ref cimport PyObject, Py_INCREF, Py_XDECREF
+from cpython.unicode cimport PyUnicode_GET_LENGTH
 import types as _types
 
 cdef enum:
@@ -2074,21 +2075,121 @@ def level_mask(str level):
     return _level_mask(level)
 
 
+cdef struct _LevelEntry:
+    unsigned long long h  # 0: an empty slot
+    PyObject *level  # the level (a one-byte str, owned)
+    unsigned long long mask
+
+cdef enum:
+    LEVEL_SLOTS = 1 << 17  # the one-byte level cache: slots, and entries kept before a clear
+    LEVEL_KEEP = 1 << 16  # (as many as features._LEVEL_MASKS keeps)
+
+cdef _LevelEntry *_levels = NULL
+cdef Py_ssize_t _n_levels = 0
+
+
+cdef void _levels_clear() noexcept:
+    global _n_levels
+    cdef Py_ssize_t k
+    if _levels == NULL:
+        return
+    for k in range(LEVEL_SLOTS):
+        if _levels[k].h:
+            Py_XDECREF(_levels[k].level)
+            _levels[k].h = 0
+            _levels[k].level = NULL
+    _n_levels = 0
+
+
+cdef inline unsigned long long _bytes_hash(const unsigned char *p, Py_ssize_t n) noexcept:
+    cdef unsigned long long h = <unsigned long long> n * 0x9E3779B97F4A7C15ULL, w
+    cdef Py_ssize_t i = 0
+    while i + 8 <= n:
+        memcpy(&w, p + i, 8)
+        h = (h ^ w) * 0xFF51AFD7ED558CCDULL
+        h ^= h >> 32
+        i += 8
+    w = 0
+    if i < n:
+        memcpy(&w, p + i, n - i)
+        h = (h ^ w) * 0xC4CEB9FE1A85EC53ULL
+        h ^= h >> 29
+    return h | 1
+
+
+cdef unsigned long long _level_mask_1byte(str a, Py_ssize_t start, Py_ssize_t end) except? 0:
+    """:func:`_level_mask` of ``a[start:end]`` for a one-byte ``a``, through a C table of the
+    levels seen (their text compared byte for byte: a hit is the same level)."""
+    global _levels, _n_levels
+    cdef const unsigned char *p = <const unsigned char *> PyUnicode_DATA(a) + start
+    cdef Py_ssize_t n = end - start, k
+    cdef unsigned long long h = _bytes_hash(p, n), m
+    cdef PyObject *lv
+    if _levels == NULL:
+        _levels = <_LevelEntry *> calloc(LEVEL_SLOTS, sizeof(_LevelEntry))
+        if _levels == NULL:
+            raise MemoryError()
+    k = <Py_ssize_t> (h & (LEVEL_SLOTS - 1))
+    while _levels[k].h:
+        if _levels[k].h == h:
+            lv = _levels[k].level
+            if PyUnicode_GET_LENGTH(<object> lv) == n and \
+                    memcmp(PyUnicode_DATA(<object> lv), p, n) == 0:
+                return _levels[k].mask
+        k = (k + 1) & (LEVEL_SLOTS - 1)
+    level = a[start:end]
+    m = _level_mask(level)
+    if _n_levels >= LEVEL_KEEP:  # full: start over (the level is found again next time)
+        _levels_clear()
+        k = <Py_ssize_t> (h & (LEVEL_SLOTS - 1))
+    Py_INCREF(level)
+    _levels[k].h = h
+    _levels[k].level = <PyObject *> level
+    _levels[k].mask = m
+    _n_levels += 1
+    return m
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def attr_family_rows(list attr_strings, dict level_cache, float[:, ::1] out):
     """``blockdex.features._attr_matrix``: per attrs string (levels joined by ``" | "``), its
     families' bits over all levels, then over the nearest two, as 0/1 in ``out``'s row.
-    ``level_cache`` maps a level to its mask (filled here)."""
-    cdef Py_ssize_t i, j, f, n_levels, n_fam = out.shape[1] // 2
-    cdef unsigned long long far, near, m
+    ``level_cache`` maps a level to its mask (filled here) for strings of two- and four-byte
+    characters; one-byte strings (nearly all) are split and looked up in C, no level string
+    made unless it is new."""
+    cdef Py_ssize_t i, j, f, n_levels, n_fam = out.shape[1] // 2, n, pos, start
+    cdef unsigned long long far, near, m, last, before
+    cdef const unsigned char *d
     cdef list levels
+    cdef str a
     if out.shape[0] != len(attr_strings) or n_fam * 2 != out.shape[1]:
         raise ValueError("out has the wrong shape")
     for i in range(len(attr_strings)):
         a = attr_strings[i]
         far = near = 0
-        if a:
+        if a and PyUnicode_KIND(a) == PyUnicode_1BYTE_KIND:
+            # a.split(" | "): leftmost separators, not overlapping; near is the last two levels
+            d = <const unsigned char *> PyUnicode_DATA(a)
+            n = len(a)
+            start = pos = 0
+            last = before = 0
+            while True:
+                while pos + 3 <= n and not (d[pos] == 32 and d[pos + 1] == 124
+                                            and d[pos + 2] == 32):
+                    pos += 1
+                if pos + 3 > n:
+                    pos = n
+                m = _level_mask_1byte(a, start, pos)
+                far |= m
+                before = last
+                last = m
+                if pos >= n:
+                    break
+                pos += 3
+                start = pos
+            near = last | before
+        elif a:
             levels = a.split(" | ")
             n_levels = len(levels)
             for j in range(n_levels):
@@ -2105,6 +2206,11 @@ def attr_family_rows(list attr_strings, dict level_cache, float[:, ::1] out):
         for f in range(n_fam):
             out[i, f] = (far >> f) & 1
             out[i, n_fam + f] = (near >> f) & 1
+
+
+def clear_level_cache():
+    """Forget the levels :func:`attr_family_rows` has seen (for tests)."""
+    _levels_clear()
 
 
 # -- the numeric feature columns -------------------------------------------------------------------
