@@ -43,6 +43,16 @@ cdef extern from *:
                               Py_ssize_t n_trees, int depth, double *out) {
         for (Py_ssize_t t = 0; t < n_trees; t++) {
             Py_ssize_t i = 0;
+            if (t + 1 < n_trees) {
+                /* the next tree's nodes, which other work between pages has likely pushed out
+                   of the caches: fetched while this tree is walked, not level by level */
+                const char *a = (const char *) (nodes + roots[t + 1]);
+                const char *b = t + 2 < n_trees ? (const char *) (nodes + roots[t + 2]) : a + 64;
+                for (; a < b; a += 64) __builtin_prefetch(a);
+                a = (const char *) (value + roots[t + 1]);  /* and its leaf values */
+                b = t + 2 < n_trees ? (const char *) (value + roots[t + 2]) : a + 64;
+                for (; a < b; a += 64) __builtin_prefetch(a);
+            }
             for (; i + 16 <= n; i += 16)  /* k a constant 16 here: the compiler unrolls */
                 bd_forest_group(X, i, 16, stride, nodes, value, roots[t], depth, out);
             if (i < n)  /* the last rows, fewer than 16: walked together too */
