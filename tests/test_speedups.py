@@ -652,6 +652,34 @@ def test_compiled_feature_columns_equal_python_on_dataset_pages(
 
 
 @needs_compiled
+def test_one_compiled_call_after_the_columns_equals_python(
+    shared_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # block_feature_matrix (page features, prose words, scope columns and the matrix in one
+    # call) is what block_features uses; called directly here so that a fallback cannot hide it
+    f = features_module
+    for page_data in load_dataset("scrapinghub-aeb", limit=30):
+        page = segment_module.segment_document(clean_document(parse_html(page_data.html)))
+        blocks = page.blocks
+        title_words = set(f._WORD_RE.findall(page.title.lower())) if page.title else set()
+        cols = f._block_columns(blocks, f.stopwords(), title_words)
+        path_ids, path_of, attr_ids, attr_of = f._path_attr_ids(blocks)
+        path_rows = np.empty((len(path_ids), len(f.PATH_TAGS)), dtype=np.float32)
+        compiled.path_rows(list(path_ids), f.PATH_TAGS, path_rows)
+        out = np.empty((len(blocks), len(f.FEATURE_NAMES)), dtype=np.float32)
+        compiled.block_feature_matrix(
+            blocks, cols, path_of, attr_of, path_rows, f._attr_matrix(attr_ids),
+            float(page.html_bytes), max(len(title_words), 1), f.REPEAT_LEVELS, f.SCOPE_LEVELS,
+            f.MAIN_CONTAINER_SHARE, f.CHARS_PER_WORD, f.GOOD_MIN_WORDS,
+            f.GOOD_MAX_LINK_DENSITY, f.CONTEXT_WINDOW, out,
+        )  # fmt: skip
+        with monkeypatch.context() as m:
+            m.setattr(features_module, "compiled", None)
+            slow = block_features(page)
+        np.testing.assert_array_equal(out, slow, err_msg=page_data.id)
+
+
+@needs_compiled
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(
@@ -686,6 +714,93 @@ def test_compiled_context_columns_equal_numpy_on_dataset_pages(
                 m.setattr(features_module, "compiled", None)
                 slow = features_module.context_features(p1, groups)
             np.testing.assert_array_equal(fast, slow, err_msg=f"{name} {page.id}")
+
+
+def _stage2_rows_numpy(
+    blocks: tuple[Block, ...], p: np.ndarray, X: np.ndarray, lo: float, hi: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """What ContentModel.probabilities built before stage2_rows, on the Python path."""
+    page = Page(blocks=blocks)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(features_module, "compiled", None)
+        ctx = features_module.context_features(p, features_module.block_groups(page))
+    unsure = (p >= lo) & (p <= hi)
+    return np.flatnonzero(unsure), np.hstack([X[unsure], ctx[unsure]])
+
+
+def _stage2_rows(blocks: tuple[Block, ...], p: np.ndarray, X: np.ndarray, lo: float, hi: float):
+    return compiled.stage2_rows(
+        blocks, p, float(p.mean()), features_module.PROB_SCOPE_LEVELS,
+        features_module.PROB_WINDOWS, lo, hi, X,
+    )  # fmt: skip
+
+
+@needs_compiled
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([0.0, 0.03, 0.25, 0.5, 0.97, 1.0, 0.1 + 0.2]) | st.floats(0, 1),
+                  st.integers(0, 3), st.lists(st.integers(0, 6), max_size=6)),
+        min_size=1,
+        max_size=70,
+    ),
+    st.sampled_from([(0.03, 0.97), (0.0, 1.0), (0.5, 0.5), (0.6, 0.4)]),
+)  # fmt: skip
+def test_compiled_stage2_rows_equal_numpy(
+    rows: list[tuple[float, int, list[int]]], bounds: tuple[float, float]
+) -> None:
+    # ties in p (the rank column's stable order), shared and missing scope levels, paths
+    blocks = tuple(
+        Block(index=i, tag="p", html="x", text="x", path=f"body>p{path}",
+              scope=tuple(1000 + 10 * lv + s for lv, s in enumerate(scope)))
+        for i, (_, path, scope) in enumerate(rows)
+    )  # fmt: skip
+    p = np.array([r[0] for r in rows])
+    X = np.random.default_rng(len(rows)).normal(size=(len(rows), 5)).astype(np.float32)
+    positions, fast = _stage2_rows(blocks, p, X, *bounds)
+    want_positions, slow = _stage2_rows_numpy(blocks, p, X, *bounds)
+    np.testing.assert_array_equal(positions, want_positions)
+    assert fast.dtype == slow.dtype == np.float32
+    assert fast.shape == slow.shape
+    np.testing.assert_array_equal(fast, slow)
+
+
+@needs_compiled
+def test_compiled_stage2_rows_give_way_past_64_bits_or_on_nan() -> None:
+    blocks = (Block(index=0, tag="p", html="x", text="x", scope=(1 << 70, 5)),)
+    X = np.zeros((1, 3), dtype=np.float32)
+    assert _stage2_rows(blocks, np.array([0.5]), X, 0.03, 0.97) is None
+    blocks = (Block(index=0, tag="p", html="x", text="x", scope=(4, 5)),)
+    assert _stage2_rows(blocks, np.array([np.nan]), X, 0.03, 0.97) is None
+
+
+@needs_compiled
+def test_compiled_stage2_rows_equal_numpy_on_dataset_pages(shared_data: Path) -> None:
+    model = ContentModel.load()
+    for name in ("scrapinghub-aeb", "wcxb", "l3s-gn1", "trafilatura-eval"):
+        for page in load_dataset(name, limit=30):
+            seg = segment_module.segment_document(clean_document(parse_html(page.html)))
+            X = block_features(seg)
+            p1 = model.stage1.predict(X)
+            positions, fast = _stage2_rows(seg.blocks, p1, X, 0.03, 0.97)
+            want_positions, slow = _stage2_rows_numpy(seg.blocks, p1, X, 0.03, 0.97)
+            np.testing.assert_array_equal(positions, want_positions, err_msg=page.id)
+            np.testing.assert_array_equal(fast, slow, err_msg=f"{name} {page.id}")
+
+
+@needs_compiled
+def test_content_probabilities_equal_the_python_path(
+    shared_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = ContentModel.load()
+    for page in load_dataset("scrapinghub-aeb", limit=40):
+        seg = segment_module.segment_document(clean_document(parse_html(page.html)))
+        fast = model.probabilities(seg, content_module.CONFIDENT)
+        with monkeypatch.context() as m:
+            m.setattr(content_module, "compiled", None)
+            m.setattr(features_module, "compiled", None)
+            slow = model.probabilities(seg, content_module.CONFIDENT)
+        np.testing.assert_array_equal(fast, slow, err_msg=page.id)
 
 
 # -- script rescue: string literals ----------------------------------------------------------------
@@ -884,6 +999,32 @@ def test_compiled_family_rows_equal_python_on_dataset_attrs(
     np.testing.assert_array_equal(fast, slow)
 
 
+_attrs_strings = st.lists(
+    st.sampled_from(
+        ["nav", "Menu", "post-body", "comment_list", " | ", " |", "| ", "|", " ", "", "caf\u00e9",
+         "\u2019", "ad", "x" * 9, "sidebar widget", "  | | ", "footer-links"]
+    ),
+    max_size=14,
+).map("".join)  # fmt: skip
+
+
+@needs_compiled
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_attrs_strings, max_size=8), st.booleans())
+def test_compiled_family_rows_equal_python(strings: list[str], clear: bool) -> None:
+    # one-byte strings go through the C level table, others through the dict; empty levels,
+    # separators at the ends and side by side split as str.split(" | ") does
+    if clear:
+        compiled.clear_level_cache()
+    fast = features_module._attr_matrix(strings)
+    again = features_module._attr_matrix(strings)  # now from the table
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(features_module, "compiled", None)
+        slow = features_module._attr_matrix(strings)
+    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(again, slow)
+
+
 # -- block groups and the parse depth check ----------------------------------------------------------
 
 
@@ -930,6 +1071,49 @@ def test_compiled_depth_check_equals_the_css_query() -> None:
             root = tree.root
             got = root is not None and compiled.has_deep_element(root.mem_id, depth)
             assert got == expected, (html[:60], depth)
+            if root is not None:  # the survey's depth check (parse_html's one walk)
+                surveyed = compiled.page_survey(
+                    root.mem_id,
+                    parse_module._SWALLOWING,
+                    limits.swallowed_chars,
+                    parse_module._SCRIPT_NEEDLE_BYTES,
+                    parse_module.STATE_SCRIPT_IDS,
+                    depth,
+                )
+                assert (surveyed is None) == expected, (html[:60], depth)
+                if surveyed is not None:
+                    assert surveyed == compiled.page_survey(
+                        root.mem_id,
+                        parse_module._SWALLOWING,
+                        limits.swallowed_chars,
+                        parse_module._SCRIPT_NEEDLE_BYTES,
+                        parse_module.STATE_SCRIPT_IDS,
+                    )
+
+
+@needs_compiled_walk
+@pytest.mark.parametrize("tag", ["div", "span", "template", "svg", "table"])
+@pytest.mark.parametrize("extra", [-10, -3, 0, 1, 5])
+def test_parse_html_checks_depth_in_the_survey_as_parse_bounded_does(
+    tag: str, extra: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    limits = parse_module.DEFAULT_LIMITS
+    k = limits.max_depth + extra
+    html = f"<title>t</title><p>{f'<{tag}>' * k}x<script>var a = 1</script>{f'</{tag}>' * k}"
+    doc = parse_html(html)
+    # parse_bounded's own check (a separate walk) before the survey
+    first = parse_module._parse_first
+    monkeypatch.setattr(parse_module, "_parse_first", lambda t, lim, _check: first(t, lim, True))
+    ref = parse_html(html)
+    assert (doc.warnings, doc.title, doc.html_chars, doc.scripts) == (
+        ref.warnings,
+        ref.title,
+        ref.html_chars,
+        ref.scripts,
+    )
+    assert doc.tree.html == ref.tree.html
+    if tag in ("div", "span", "svg"):  # (lexbor nests template and table otherwise)
+        assert bool(doc.warnings) == (extra > 0)  # flattened by bound_markup past max_depth
 
 
 @needs_compiled
@@ -1032,3 +1216,49 @@ def test_compiled_nul_check_equals_in(text: str) -> None:
 def test_compiled_control_count_equals_the_regex(text: str, end: int) -> None:
     expected = len(parse_module._CONTROL_RE.findall(text[: max(end, 0)]))
     assert compiled.count_controls(text, end) == expected
+
+
+# -- the UTF-8 bytes lexbor parses ------------------------------------------------------------------
+
+
+@needs_compiled
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            [
+                *("a", "<", " ", "\x7f", "\x80", "\xe9", "\xff", "\u07ff", "\u0800", "\u2019"),
+                *("\ud7ff", "\ud800", "\udbff", "\udc00", "\udfff", "\ue000", "\uffff"),
+                *("\U00010000", "\U0001f600", "\U0010ffff"),
+            ]
+        ),
+        max_size=200,
+    )
+)
+@settings(max_examples=1000, deadline=None)
+def test_compiled_utf8_encoder_equals_str_encode(text: str) -> None:
+    # lone surrogates (any kind of text) are dropped, as errors="ignore" does; runs of 16+
+    # characters take the ASCII fast path, the rest the character loop
+    for t in (text, text * 20, "a" * 17 + text, text + "b" * 33):
+        assert compiled.utf8_ignore(t) == t.encode("utf-8", "ignore")
+
+
+@needs_compiled
+def test_compiled_utf8_encoder_equals_str_encode_on_dataset_pages(shared_data: Path) -> None:
+    for name in ("scrapinghub-aeb", "l3s-gn1", "wcxb", "trafilatura-eval", "webmainbench-samples"):
+        for page in load_dataset(name, limit=60):
+            assert compiled.utf8_ignore(page.html) == page.html.encode("utf-8", "ignore"), page.id
+
+
+def test_lexbor_parses_the_encoded_bytes_as_it_parses_the_text() -> None:
+    # bytes are parsed as UTF-8 as they are: no <meta charset> sniffing, no BOM handling
+    from selectolax.lexbor import LexborHTMLParser
+
+    for html in (
+        '<meta charset="iso-8859-1"><p>caf\xe9 \u2019 \U0001f600</p>',
+        '\ufeff<html><head><meta http-equiv="content-type" content="text/html; charset=shift_jis">'
+        "<body><p>\u65e5\u672c\u8a9e \ud800 x</p>",
+        "<p>plain ascii</p>",
+    ):
+        want = LexborHTMLParser(html).html
+        assert parse_module._lexbor_parse(html).html == want
+        assert LexborHTMLParser(html.encode("utf-8", "ignore")).html == want

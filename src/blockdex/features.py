@@ -446,6 +446,18 @@ def block_features(page: Page) -> np.ndarray:
     else:
         path_rows = np.array([_path_vector(k) for k in path_ids], dtype=np.float32)
     attr_rows = _attr_matrix(attr_ids)
+    n_title = max(len(title_words), 1)
+    if compiled is not None:  # everything below in one compiled call, same floats
+        out = np.empty((n, len(FEATURE_NAMES)), dtype=np.float32)
+        try:
+            compiled.block_feature_matrix(
+                blocks, cols, path_of, attr_of, path_rows, attr_rows, float(page.html_bytes),
+                n_title, REPEAT_LEVELS, SCOPE_LEVELS, MAIN_CONTAINER_SHARE, CHARS_PER_WORD,
+                GOOD_MIN_WORDS, GOOD_MAX_LINK_DENSITY, CONTEXT_WINDOW, out,
+            )  # fmt: skip
+            return out
+        except OverflowError:  # an element id past 64 bits: the scope loops in Python below
+            pass
     chars_arr = np.maximum(cols[:, 0], 1.0)
     words_arr = cols[:, 1]
     total_chars = float(chars_arr.sum()) or 1.0
@@ -464,7 +476,6 @@ def block_features(page: Page) -> np.ndarray:
     good_words = np.where(good, words_arr, 0.0)
     total_good = float(good_words.sum()) or 1.0
     scopes = _scope_columns(blocks, path_of, good_words, total_good)
-    n_title = max(len(title_words), 1)
     if compiled is not None:  # the numeric part below in one compiled pass, same floats
         out = np.empty((n, len(FEATURE_NAMES)), dtype=np.float32)
         compiled.feature_matrix(

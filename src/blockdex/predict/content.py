@@ -26,6 +26,8 @@ from blockdex.errors import BlockdexError
 from blockdex.features import (
     CONTEXT_NAMES,
     FEATURE_NAMES,
+    PROB_SCOPE_LEVELS,
+    PROB_WINDOWS,
     block_features,
     block_groups,
     context_features,
@@ -200,6 +202,18 @@ class ContentModel:
             return np.zeros(0)
         X = block_features(page)
         p1 = self.stage1.predict(X)
+        if confident is not None and compiled is not None and self.stage2._packed is not None:
+            # the unsure blocks' stage-2 rows in one compiled call (no context columns for
+            # the confident ones, no fancy indexing and hstack copies)
+            unsure_rows = compiled.stage2_rows(
+                page.blocks, p1, float(p1.mean()), PROB_SCOPE_LEVELS, PROB_WINDOWS,
+                confident[0], confident[1], X,
+            )  # fmt: skip
+            if unsure_rows is not None:
+                positions, X2 = unsure_rows
+                if len(positions):
+                    p1[positions] = self.stage2.predict(X2)
+                return p1
         ctx = context_features(p1, block_groups(page))
         if confident is None:
             return self.stage2.predict(np.hstack([X, ctx]))
