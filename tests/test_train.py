@@ -116,3 +116,14 @@ def test_repeated_fold_assignments_change_the_threshold_vote_not_the_trees(
     runs = three.report["oof_f1_by_dataset_runs"]["scrapinghub-aeb"]
     assert len(runs) == 3
     assert three.report["oof_f1_by_dataset"]["scrapinghub-aeb"] == round(float(np.mean(runs)), 4)
+
+
+def test_fewer_than_one_threshold_repeat_is_a_clear_error(tmp_path: Path, capsys) -> None:
+    from blockdex.train import TrainConfig
+
+    with pytest.raises(ValueError, match="threshold_repeats"):
+        TrainConfig(threshold_repeats=0)
+    argv = ["train", "--threshold-repeats", "0", "--out", str(tmp_path / "m.json")]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("blockdex: error:") and "threshold_repeats" in err

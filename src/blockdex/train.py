@@ -44,6 +44,7 @@ from blockdex.features import (
     block_groups,
     context_features,
 )
+from blockdex.parse import check_minimums
 
 SHIPPED_DATASETS = ("scrapinghub-aeb", "wcxb", "trafilatura-eval", "webmainbench-samples")
 """Datasets whose licences allow shipping a model trained on them (l3s-gn1 is research-only)."""
@@ -90,6 +91,9 @@ class TrainConfig:
     scrapinghub-aeb's out-of-fold F1 moved by 0.03 across those thresholds (NOTES.md, tenth
     session)."""
     max_pages: int | None = None
+
+    def __post_init__(self) -> None:
+        check_minimums(self, {"threshold_repeats": 1})
 
 
 REPEAT_SEED_STEP = 100
@@ -246,6 +250,22 @@ def page_f1(pred_blocks: np.ndarray, d: PageData) -> float:
     return 2 * p * r / (p + r)
 
 
+def _full_pages_by_dataset(data: list[PageData]) -> dict[str, list[int]]:
+    """Positions of the pages with a full ground truth (not snippets only), per dataset."""
+    out: dict[str, list[int]] = {}
+    for i, d in enumerate(data):
+        if d.labelled is None:
+            out.setdefault(d.dataset, []).append(i)
+    return out
+
+
+def _mean_f1(
+    probs: Sequence[np.ndarray], data: list[PageData], pages: list[int], t: float
+) -> float:
+    """Mean token F1 of ``pages`` when their blocks at or above ``t`` are kept."""
+    return float(np.mean([page_f1(probs[i] >= t, data[i]) for i in pages]))
+
+
 def best_threshold(
     runs: Sequence[Sequence[np.ndarray]], data: list[PageData], min_pages: int = 1
 ) -> tuple[float, float]:
@@ -257,21 +277,14 @@ def best_threshold(
     labels only are left out (no full ground truth), and so are datasets with fewer than
     ``min_pages`` fully labelled pages, unless no dataset has that many.
     """
-    by_dataset: dict[str, list[int]] = {}
-    for i, d in enumerate(data):
-        if d.labelled is None:
-            by_dataset.setdefault(d.dataset, []).append(i)
+    by_dataset = _full_pages_by_dataset(data)
     voting = {k: v for k, v in by_dataset.items() if len(v) >= min_pages}
     by_dataset = voting or by_dataset
     best = (0.5, -1.0)
     for t in np.arange(0.2, 0.81, 0.025):
         f1 = float(
             np.mean(
-                [
-                    np.mean([page_f1(probs[i] >= t, data[i]) for i in pages])
-                    for probs in runs
-                    for pages in by_dataset.values()
-                ]
+                [_mean_f1(probs, data, pages, t) for probs in runs for pages in by_dataset.values()]
             )
         )
         if f1 > best[1]:
@@ -381,7 +394,7 @@ def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
     w = _weights(data, cfg)
     runs = [
         _out_of_fold(X, y, w, data, cfg, cfg.seed + REPEAT_SEED_STEP * r)
-        for r in range(max(cfg.threshold_repeats, 1))
+        for r in range(cfg.threshold_repeats)
     ]
     stage1 = _fit(X, y, w, cfg, cfg.seed)
     stage2 = _fit(runs[0].X2, y, w, cfg, cfg.seed + 10)  # the first assignment's stage-1 OOF
@@ -391,14 +404,10 @@ def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
     )
     stage2_runs = [_split_pages(r.stage2, data) for r in runs]
     t2, f1_stage2 = best_threshold(stage2_runs, data, cfg.threshold_min_pages)
-    per_dataset: dict[str, list[float]] = {}
-    for name in sorted({d.dataset for d in data}):
-        idx = [i for i, d in enumerate(data) if d.dataset == name and d.labelled is None]
-        if idx:
-            per_dataset[name] = [
-                float(np.mean([page_f1(probs[i] >= t2, data[i]) for i in idx]))
-                for probs in stage2_runs
-            ]
+    per_dataset = {
+        name: [_mean_f1(probs, data, pages, t2) for probs in stage2_runs]
+        for name, pages in sorted(_full_pages_by_dataset(data).items())
+    }
     imp = stage2.feature_importance("gain")
     names = [*FEATURE_NAMES, *CONTEXT_NAMES]
     top = sorted(zip(names, imp, strict=True), key=lambda kv: -kv[1])[:15]
@@ -451,13 +460,16 @@ def save_model(model: dict[str, Any], path: str | Path) -> None:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    cfg = TrainConfig(
-        datasets=tuple(s.strip() for s in args.datasets.split(",") if s.strip()),
-        split=args.split,
-        n_trees=args.trees,
-        threshold_repeats=args.threshold_repeats,
-        max_pages=args.limit,
-    )
+    try:
+        cfg = TrainConfig(
+            datasets=tuple(s.strip() for s in args.datasets.split(",") if s.strip()),
+            split=args.split,
+            n_trees=args.trees,
+            threshold_repeats=args.threshold_repeats,
+            max_pages=args.limit,
+        )
+    except ValueError as exc:
+        raise BlockdexError(str(exc)) from None
     result = train(cfg)
     save_model(result.model, args.out)
     print(json.dumps(result.report, indent=2))
