@@ -1728,35 +1728,6 @@ cdef inline Py_ssize_t _id_slot(
     return k
 
 
-def scope_columns(
-    tuple blocks,
-    const Py_ssize_t[::1] path_of,
-    const double[::1] good_words,
-    double total_good,
-    tuple repeat_levels,
-    tuple scope_levels,
-    double main_share,
-    double[:, ::1] repeat_counts,
-    float[:, ::1] scope_share,
-    float[::1] in_main,
-):
-    """``blockdex.features._scope_columns``'s loops, filling its three output arrays.
-
-    The scopes' element ids are numbered densely through a C hash table, so the per-container
-    sums and the distinct-container counts are array work, not Python dicts and sets; the sums
-    are the same additions in the same order. An id beyond 64 bits (never, for node addresses)
-    raises OverflowError before any output is written."""
-    cdef Py_ssize_t n = len(blocks)
-    if (path_of.shape[0] != n or good_words.shape[0] != n or repeat_counts.shape[0] != n
-            or repeat_counts.shape[1] != len(repeat_levels) or scope_share.shape[0] != n
-            or scope_share.shape[1] != len(scope_levels) or in_main.shape[0] != n):
-        raise ValueError("arrays have the wrong shape")
-    if n == 0:
-        return
-    _scope_fill(blocks, &path_of[0], &good_words[0], total_good, repeat_levels, scope_levels,
-                main_share, &repeat_counts[0, 0], &scope_share[0, 0], &in_main[0])
-
-
 cdef inline void *_alloc(size_t size, bint zero) except NULL:
     cdef void *p = calloc(size if size else 1, 1) if zero else malloc(size if size else 1)
     if p == NULL:
@@ -1778,8 +1749,12 @@ cdef int _scope_fill(
     float *scope_share,
     float *in_main,
 ) except -1:
-    """:func:`scope_columns` on C arrays (row-major, as the memoryviews): its temporaries are
-    malloc'd, not numpy arrays."""
+    """``blockdex.features._scope_columns``'s loops on C arrays (row-major), filling its three
+    outputs. The scopes' element ids are numbered densely through a C hash table, so the
+    per-container sums and the distinct-container counts are array work, not Python dicts and
+    sets; the sums are the same additions in the same order; the temporaries are malloc'd. An
+    id beyond 64 bits (never, for node addresses) raises OverflowError before any output is
+    written."""
     cdef Py_ssize_t i, n = len(blocks), total = 0, size, mask, pair_size
     cdef Py_ssize_t n_paths = 0, n_rep = len(repeat_levels), n_lv = len(scope_levels)
     cdef Py_ssize_t *off = NULL
@@ -2287,10 +2262,10 @@ def block_feature_matrix(
     float[:, ::1] out,
 ):
     """``blockdex.features.block_features`` from the per-block columns and the path/attrs rows
-    on: the page features, the prose ("good") words, :func:`scope_columns` and
-    :func:`feature_matrix` in one call, with no numpy array in between (the same operations
+    on: the page features, the prose ("good") words, the scope columns (:func:`_scope_fill`)
+    and :func:`feature_matrix` in one call, with no numpy array in between (the same operations
     on the same float64 values: the sums are of integers, exact in any order). An element id
-    past 64 bits raises OverflowError, as :func:`scope_columns` does, before ``out`` is
+    past 64 bits raises OverflowError, as :func:`_scope_fill` does, before ``out`` is
     written."""
     cdef Py_ssize_t n = cols.shape[0], i, n_rep = len(repeat_levels), n_lv = len(scope_levels)
     cdef double chars, link, total_chars = 0.0, total_words = 0.0, total_good = 0.0

@@ -386,21 +386,14 @@ def _scope_columns(
     * whether it lies in the main container: the deepest element holding at least
       MAIN_CONTAINER_SHARE of the prose (the first such, in page order).
 
-    The compiled twin (``blockdex._speedups.scope_columns``) runs the same loops.
+    The compiled twin (``_scope_fill`` in ``blockdex._speedups``, inside
+    ``block_feature_matrix``) runs the same loops; these run when it is absent or an element id
+    does not fit 64 bits.
     """
     n = len(blocks)
     repeat_counts = np.zeros((n, len(REPEAT_LEVELS)), dtype=np.float64)
     scope_share = np.zeros((n, len(SCOPE_LEVELS)), dtype=np.float32)
     in_main = np.zeros(n, dtype=np.float32)
-    if compiled is not None:
-        try:
-            compiled.scope_columns(
-                blocks, path_of, good_words, total_good, REPEAT_LEVELS, SCOPE_LEVELS,
-                MAIN_CONTAINER_SHARE, repeat_counts, scope_share, in_main,
-            )  # fmt: skip
-            return repeat_counts, scope_share, in_main
-        except OverflowError:  # an element id past 64 bits (never a node address): loops below
-            pass
     for j, k in enumerate(REPEAT_LEVELS):
         seen: dict[int, set[object]] = {}
         for pid, b in zip(path_of, blocks, strict=True):
