@@ -24,6 +24,7 @@ USERS = (
     "blockdex.clean",
     "blockdex.segment",
     "blockdex.features",
+    "blockdex.candidates",
     "blockdex.predict.content",
 )
 """Every module that reads ``blockdex.speedups.compiled`` (a test checks the list)."""

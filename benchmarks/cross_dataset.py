@@ -10,7 +10,7 @@ trains a model here either.
 
     python benchmarks/cross_dataset.py [--datasets scrapinghub-aeb,wcxb,trafilatura-eval,l3s-gn1]
         [--train-only webmainbench-samples]
-        [--peers trafilatura,trafilatura-precision,readability,resiliparse] [--trees N]
+        [--peers trafilatura,trafilatura-precision,readability,resiliparse] [--trees N] [--seed N]
 """
 
 from __future__ import annotations
@@ -49,6 +49,12 @@ def main() -> int:
     ap.add_argument(
         "--trees", type=int, default=None, help="boosting rounds per stage (default: shipped)"
     )
+    ap.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="training seed (default: shipped); a retrained model moves with the seed alone",
+    )
     args = ap.parse_args()
     names = args.datasets.split(",")
     peers = [p for p in args.peers.split(",") if p]
@@ -62,6 +68,8 @@ def main() -> int:
         cfg = TrainConfig(datasets=tuple(used))
         if args.trees:
             cfg = dataclasses.replace(cfg, n_trees=args.trees)
+        if args.seed is not None:
+            cfg = dataclasses.replace(cfg, seed=args.seed)
         model = ContentModel(train(cfg, [d for n in used for d in train_data[n]]).model)
         ex = Extractor(ContentPredictor(model))
         pages = list(load_dataset(held))

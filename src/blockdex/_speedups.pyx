@@ -467,6 +467,7 @@ cdef class _CFrame:
     cdef str tag
     cdef tuple chain, scope
     cdef str own  # the element's class/id/role/itemprop tokens (None: not read yet)
+    cdef tuple scope_own  # scope_attrs' value (None: not computed yet)
     cdef str joined  # attrs_joined's value (None: not computed yet)
     cdef str path  # the tag path, '>'-joined (at most max_path_levels tags)
     cdef Py_ssize_t path_levels  # how many tags it joins
@@ -500,6 +501,26 @@ cdef class _CFrame:
                 parts.reverse()
                 self.joined = " | ".join(parts)
         return self.joined
+
+    cdef tuple scope_attrs(self, Py_ssize_t levels):
+        """``segment._Frame.scope_attrs``: the own tokens of the ``scope`` elements, built as
+        ``scope`` is (``levels``: the path levels), once per frame; iterative."""
+        cdef _CFrame f = self, g
+        cdef tuple base
+        cdef Py_ssize_t k
+        if self.scope_own is None:
+            todo = []
+            while f is not None and f.scope_own is None:
+                todo.append(f)
+                f = f.parent
+            base = f.scope_own if f is not None else None
+            for k in range(len(todo) - 1, -1, -1):
+                g = <_CFrame> todo[k]
+                if g.own is None:
+                    g.own = _own_attr_tokens(g.node)
+                base = (g.own,) if base is None else _tail_plus(base, 1 - levels, g.own)
+                g.scope_own = base
+        return self.scope_own
 
     cdef void reset_run(self):
         self.html = [f"<{t}>" for t in self.inline_stack] if self.inline_stack else []
@@ -634,6 +655,7 @@ cdef class _CWalker:
     cdef object new_block(
         self, str tag, str html, str text, tuple chain, str path, str attrs, Py_ssize_t depth,
         Py_ssize_t link_chars, Py_ssize_t n_links, tuple attributes, str source, tuple scope,
+        tuple scope_attrs,
     ):
         """A ``Block`` with every field but ``index`` set (split None): the numbering sets the
         index (:func:`number_run`) or builds new blocks from it (a long block is split)."""
@@ -652,6 +674,7 @@ cdef class _CWalker:
         _put(obj, _block_off[11], source)
         _put(obj, _block_off[12], attributes)
         _put(obj, _block_off[13], scope)
+        _put(obj, _block_off[14], scope_attrs)
         return obj
 
     cdef void flush(self, _CFrame frame) except *:
@@ -689,6 +712,7 @@ cdef class _CWalker:
                     (),
                     self.source,
                     frame.scope,
+                    frame.scope_attrs(self.max_path_levels),
                 )
             )
         frame.reset_run()
@@ -750,6 +774,10 @@ cdef class _CWalker:
                 (("src", src), ("alt", caption)),
                 self.source,
                 _tail_plus(parent.scope, 1 - self.max_path_levels, node_id),
+                _tail_plus(
+                    parent.scope_attrs(self.max_path_levels), 1 - self.max_path_levels,
+                    _own_attr_tokens(node),
+                ),
             )
         )
 
@@ -788,6 +816,7 @@ cdef class _CWalker:
         frame.parent = parent
         frame.scope = scope
         frame.own = None
+        frame.scope_own = None
         frame.joined = None
         frame.html = []
         frame.text = []
@@ -1569,7 +1598,7 @@ def long_string_literals(str code, Py_ssize_t min_chars):
 
 BLOCK_FIELDS = (
     "index", "tag", "html", "text", "chain", "path", "attrs", "depth", "link_chars", "n_links",
-    "split", "source", "attributes", "scope",
+    "split", "source", "attributes", "scope", "scope_attrs",
 )
 """The fields of ``blockdex.page.Block`` that :func:`block_from_raw` sets (a test compares)."""
 
@@ -1592,11 +1621,11 @@ cdef enum:
 
 RAW_FIELDS = (
     "tag", "html", "text", "chain", "path", "attrs", "depth", "link_chars", "n_links",
-    "source", "attributes", "scope",
+    "source", "attributes", "scope", "scope_attrs",
 )
 """The fields of ``blockdex.segment._RawBlock`` that :func:`block_from_raw` copies."""
-cdef Py_ssize_t _block_off[14]
-cdef Py_ssize_t _raw_off[12]
+cdef Py_ssize_t _block_off[15]
+cdef Py_ssize_t _raw_off[13]
 cdef object _block_offsets_for = None  # the Block class _block_off was read from
 cdef object _raw_offsets_for = None  # the raw block class _raw_off was read from
 
@@ -1618,7 +1647,7 @@ cdef int _load_block_offsets(type block_cls) except -1:
     cdef Py_ssize_t i
     if _block_offsets_for is block_cls:
         return 0
-    for i in range(14):
+    for i in range(15):
         _block_off[i] = _slot_offset(block_cls, BLOCK_FIELDS[i])
     _block_offsets_for = block_cls
     return 0
@@ -1631,7 +1660,7 @@ cdef int _load_offsets(type block_cls, type raw_cls) except -1:
     _load_block_offsets(block_cls)
     if _raw_offsets_for is raw_cls:
         return 0
-    for i in range(12):
+    for i in range(13):
         _raw_off[i] = _slot_offset(raw_cls, RAW_FIELDS[i])
     _raw_offsets_for = raw_cls
     return 0
@@ -1668,11 +1697,12 @@ def block_from_raw(type cls, index, rb):
     _load_offsets(cls, type(rb))
     obj = cls.__new__(cls)
     _put(obj, _block_off[0], index)
-    for i in range(12):
+    for i in range(13):
         v = _slot(rb, _raw_off[i])[0]
         if v == NULL:
             raise AttributeError(RAW_FIELDS[i])
-        # Block's order: tag … n_links (1-9), split (10), source (11), attributes (12), scope (13)
+        # Block's order: tag … n_links (1-9), split (10), source (11), attributes (12), scope (13),
+        # scope_attrs (14)
         _put(obj, _block_off[i + 1 if i < 9 else i + 2], <object> v)
     _put(obj, _block_off[10], None)
     return obj
@@ -1887,6 +1917,357 @@ cdef int _scope_loops(
                     in_main[i] = 1.0
                     break
     return 0
+
+
+# -- readability's decision as feature columns (blockdex.candidates) -----------------------------
+
+cdef str _path_tag_from_end(str path, Py_ssize_t m):
+    """The ``m``-th tag of a '>'-joined tag path counted from its end (0: the last), or ''."""
+    cdef Py_ssize_t end = len(path), pos, k
+    for k in range(m):
+        pos = path.rfind(">", 0, end)
+        if pos < 0:
+            return ""
+        end = pos
+    return path[path.rfind(">", 0, end) + 1 : end]
+
+
+cdef enum:
+    MAX_CLASS_NEEDLES = 128
+
+cdef extern from *:
+    """
+    static inline void *bd_tuple_item(PyObject *t, Py_ssize_t i) {
+        return (void *) PyTuple_GET_ITEM(t, i);
+    }
+    """
+    void *bd_tuple_item(object t, Py_ssize_t i)
+
+cdef object _needles_for = None  # the word lists the table below was built from
+cdef list _needle_keep = []  # the bytes objects _nd_ptr points into
+cdef const unsigned char *_nd_ptr[MAX_CLASS_NEEDLES]
+cdef Py_ssize_t _nd_len[MAX_CLASS_NEEDLES]
+cdef int _nd_list[MAX_CLASS_NEEDLES]
+cdef int _nd_first[257]  # the needles starting with byte c are _nd_first[c] .. _nd_first[c + 1]
+cdef int _n_lists = 0
+
+
+cdef int _load_needles(tuple lists) except -1:
+    """Index the ASCII words of ``lists`` by their first byte (once per ``lists`` object)."""
+    global _needles_for, _n_lists
+    cdef Py_ssize_t e, c
+    if _needles_for is lists:
+        return 0
+    entries = sorted(
+        ((<str> w).encode("ascii"), k) for k, words in enumerate(lists) for w in words if w
+    )
+    if len(entries) > MAX_CLASS_NEEDLES or len(lists) > 30:
+        raise ValueError("too many class words")
+    if any(len(b) < 2 for b, _ in entries):
+        raise ValueError("class words need two characters or more")
+    _needle_keep[:] = [b for b, _ in entries]
+    c = 0
+    for e in range(len(entries)):
+        b = <bytes> _needle_keep[e]
+        _nd_ptr[e] = <const unsigned char *> (<char *> b)
+        _nd_len[e] = len(b)
+        _nd_list[e] = entries[e][1]
+        while c <= (<const unsigned char *> (<char *> b))[0]:
+            _nd_first[c] = e
+            c += 1
+    while c <= 256:
+        _nd_first[c] = len(entries)
+        c += 1
+    _n_lists = len(lists)
+    _needles_for = lists
+    return 0
+
+
+cdef int _needle_mask(str s) except -2:
+    """Bit k set when a word of list k occurs in ``s`` (as the lists' regex alternations
+    search); -1 for a string past one byte per character (the caller uses the regexes)."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s), i, e, j, m
+    cdef const unsigned char *data
+    cdef const unsigned char *w
+    cdef int mask = 0, full = (1 << _n_lists) - 1, bit
+    if n == 0:
+        return 0
+    if PyUnicode_KIND(s) != PyUnicode_1BYTE_KIND:
+        return -1
+    data = <const unsigned char *> PyUnicode_DATA(s)
+    for i in range(n - 1):  # every word has two bytes or more
+        for e in range(_nd_first[data[i]], _nd_first[data[i] + 1]):
+            w = _nd_ptr[e]
+            m = _nd_len[e]
+            bit = 1 << _nd_list[e]
+            if mask & bit or data[i + 1] != w[1] or i + m > n:
+                continue
+            j = 2
+            while j < m and data[i + j] == w[j]:
+                j += 1
+            if j == m:
+                mask |= bit
+                if mask == full:
+                    return mask
+    return mask
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def readability_columns(
+    tuple blocks, object class_code, tuple class_words, dict tag_weights, frozenset paragraph_tags,
+    Py_ssize_t min_chars, double sibling_min, double sibling_share, int class_weight,
+    Py_ssize_t weight_levels, float[:, ::1] out,
+):
+    """``blockdex.candidates.readability_columns``'s loops with the scope elements numbered
+    densely through a C hash table (as :func:`_scope_fill`): the same additions in the same
+    order, so the same floats. ``class_words``: the unlikely, maybe, positive and negative
+    word lists, searched in C (``class_code`` gives the same answer for other strings).
+    ``out`` must be zeros. An element id past 64 bits raises OverflowError before anything is
+    written."""
+    cdef Py_ssize_t n = len(blocks), i, j, k, d, m, total = 0, size, mask, slot, n_ids = 0
+    cdef Py_ssize_t a, n_cand = 0, top = -1, top_parent, nch
+    cdef int overflow = 0, bits
+    cdef long long v
+    cdef double score, density, best, top_score, limit
+    cdef bint have, kept_block
+    cdef long long total_chars = 0, kept_chars = 0, weight_sum, lc
+    cdef tuple sc, sa, prev
+    cdef str text, tokens
+    cdef Py_ssize_t *off = NULL
+    cdef Py_ssize_t *ids = NULL
+    cdef long long *keys = NULL
+    cdef signed char *used = NULL
+    cdef Py_ssize_t *slot_id = NULL
+    cdef Py_ssize_t *first_block = NULL  # per id: the block and scope position it first shows in
+    cdef Py_ssize_t *first_pos = NULL
+    cdef Py_ssize_t *parent = NULL
+    cdef long long *in_chars = NULL
+    cdef long long *in_links = NULL
+    cdef signed char *unlikely = NULL
+    cdef int *weight = NULL
+    cdef double *cand = NULL
+    cdef signed char *is_cand = NULL
+    cdef Py_ssize_t *cand_order = NULL
+    cdef signed char *keep = NULL
+    cdef signed char *removed = NULL
+    cdef Py_ssize_t *chars = NULL
+    if n == 0:
+        return
+    cls = type(blocks[0])
+    for b in blocks:
+        if type(b) is not cls:
+            raise TypeError("blocks of more than one class")
+    _load_block_offsets(cls)  # BLOCK_FIELDS: 1 tag, 3 text, 5 path, 8 link_chars, 13-14 scope…
+    scopes = [_field(b, _block_off[13]) for b in blocks]
+    for i in range(n):
+        total += len(<tuple> scopes[i])
+    size = 8
+    while size < 2 * total + 2:
+        size *= 2
+    mask = size - 1
+    _load_needles(class_words)
+    seen = {}
+    try:
+        off = <Py_ssize_t *> _alloc((n + 1) * sizeof(Py_ssize_t), True)
+        ids = <Py_ssize_t *> _alloc(max(total, 1) * sizeof(Py_ssize_t), False)
+        keys = <long long *> _alloc(size * sizeof(long long), False)
+        used = <signed char *> _alloc(size, True)
+        slot_id = <Py_ssize_t *> _alloc(size * sizeof(Py_ssize_t), False)
+        # 1. dense ids of the scope elements, in order of first appearance; an id object the
+        # previous block's scope holds at the same place has that block's number
+        prev = ()
+        for i in range(n):
+            sc = <tuple> scopes[i]
+            d = off[i]
+            for k in range(len(sc)):
+                if k < len(prev) and bd_tuple_item(sc, k) == bd_tuple_item(prev, k):
+                    ids[d] = ids[off[i - 1] + k]
+                    d += 1
+                    continue
+                v = PyLong_AsLongLongAndOverflow(sc[k], &overflow)
+                if overflow:
+                    raise OverflowError("a scope element id does not fit 64 bits")
+                slot = _id_slot(&keys[0], <const char *> &used[0], mask, v)
+                if not used[slot]:
+                    used[slot] = 1
+                    keys[slot] = v
+                    slot_id[slot] = n_ids
+                    n_ids += 1
+                ids[d] = slot_id[slot]
+                d += 1
+            off[i + 1] = d
+            prev = sc
+        a = max(n_ids, 1)
+        first_block = <Py_ssize_t *> _alloc(a * sizeof(Py_ssize_t), False)
+        first_pos = <Py_ssize_t *> _alloc(a * sizeof(Py_ssize_t), False)
+        parent = <Py_ssize_t *> _alloc(a * sizeof(Py_ssize_t), False)
+        in_chars = <long long *> _alloc(a * sizeof(long long), True)
+        in_links = <long long *> _alloc(a * sizeof(long long), True)
+        unlikely = <signed char *> _alloc(a, False)
+        weight = <int *> _alloc(a * sizeof(int), False)
+        cand = <double *> _alloc(a * sizeof(double), True)
+        is_cand = <signed char *> _alloc(a, True)
+        cand_order = <Py_ssize_t *> _alloc(a * sizeof(Py_ssize_t), False)
+        keep = <signed char *> _alloc(a, True)
+        removed = <signed char *> _alloc(n, True)
+        chars = <Py_ssize_t *> _alloc(n * sizeof(Py_ssize_t), False)
+        for d in range(n_ids):
+            first_block[d] = -1
+            parent[d] = -1
+        # 2. containers' characters and link characters, parents, class codes; removal
+        for i in range(n):
+            b = blocks[i]
+            nch = PyUnicode_GET_LENGTH(<str> _field(b, _block_off[3]))
+            chars[i] = nch
+            total_chars += nch
+            lc = <long long> _field(b, _block_off[8])
+            sa = <tuple> _field(b, _block_off[14])
+            m = off[i + 1] - off[i]
+            for j in range(m):
+                d = ids[off[i] + j]
+                in_chars[d] += nch
+                in_links[d] += lc
+                if j:
+                    parent[d] = ids[off[i] + j - 1]
+                if first_block[d] < 0:
+                    first_block[d] = i
+                    first_pos[d] = m - 1 - j  # counted from the nearest element
+                    tokens = <str> sa[j] if j < len(sa) else ""
+                    if PyUnicode_GET_LENGTH(tokens) == 0:
+                        bits = 0
+                    else:  # each distinct string scanned once
+                        known = seen.get(tokens)
+                        if known is None:
+                            bits = _needle_mask(tokens)
+                            seen[tokens] = bits
+                        else:
+                            bits = <int> known
+                    if bits >= 0:
+                        unlikely[d] = (bits & 1) != 0 and (bits & 2) == 0
+                        weight[d] = (class_weight if bits & 4 else 0) - (
+                            class_weight if bits & 8 else 0
+                        )
+                    else:
+                        code = class_code(tokens)
+                        unlikely[d] = 1 if code[0] else 0
+                        weight[d] = <int> code[1]
+            for j in range(m - 1 if m > 1 else m):
+                d = ids[off[i] + j]
+                if unlikely[d]:
+                    tag = _path_tag_from_end(
+                        <str> _field(blocks[first_block[d]], _block_off[5]), first_pos[d]
+                    )
+                    if tag != "html" and tag != "body":
+                        removed[i] = 1
+                        break
+        # 3. paragraph scores into the parent (in full) and the grandparent (at half)
+        for i in range(n):
+            m = off[i + 1] - off[i]
+            if removed[i] or chars[i] < min_chars or m < 2:
+                continue
+            b = blocks[i]
+            if _field(b, _block_off[1]) not in paragraph_tags:
+                continue
+            text = <str> _field(b, _block_off[3])
+            score = <double> (1 + text.count(",") + text.count("\uff0c") + min(chars[i] // 100, 3))
+            for k in range(2 if m >= 3 else 1):
+                d = ids[off[i + 1] - 2 - k]
+                if not is_cand[d]:
+                    is_cand[d] = 1
+                    cand_order[n_cand] = d
+                    n_cand += 1
+                    tag = _path_tag_from_end(
+                        <str> _field(blocks[first_block[d]], _block_off[5]), first_pos[d]
+                    )
+                    cand[d] = <double> (<int> tag_weights.get(tag, 0) + weight[d])
+                cand[d] += score * (1.0 if k == 0 else 0.5)
+        # 4. link-density discount, the top candidate and its scoring siblings
+        for k in range(n_cand):
+            d = cand_order[k]
+            density = <double> in_links[d] / <double> (in_chars[d] if in_chars[d] > 1 else 1)
+            cand[d] *= 1.0 - (density if density < 1.0 else 1.0)
+        for i in range(n):
+            out[i, 3] = removed[i]
+        if n_cand == 0:
+            return
+        top = cand_order[0]
+        for k in range(1, n_cand):
+            if cand[cand_order[k]] > cand[top]:
+                top = cand_order[k]
+        top_score = cand[top]
+        top_parent = parent[top]
+        keep[top] = 1
+        if top_parent >= 0:
+            limit = top_score * sibling_share
+            if limit < sibling_min:
+                limit = sibling_min
+            for k in range(n_cand):
+                d = cand_order[k]
+                if d != top and parent[d] == top_parent and cand[d] >= limit:
+                    keep[d] = 1
+        # 5. the columns
+        for i in range(n):
+            m = off[i + 1] - off[i]
+            kept_block = False
+            for j in range(m):
+                if keep[ids[off[i] + j]]:
+                    kept_block = True
+                    break
+            if not kept_block and top_parent >= 0 and m >= 2 and ids[off[i + 1] - 2] == top_parent:
+                b = blocks[i]
+                if _field(b, _block_off[1]) == "p":
+                    nch = chars[i]
+                    lc = <long long> _field(b, _block_off[8])
+                    density = <double> lc / <double> (nch if nch > 1 else 1)
+                    if nch > 80:
+                        kept_block = density < 0.25
+                    else:
+                        kept_block = (
+                            density == 0.0 and (<str> _field(b, _block_off[3])).rstrip()[-1:] == "."
+                        )
+            if kept_block and not removed[i]:
+                out[i, 0] = 1.0
+                kept_chars += chars[i]
+            if top_score > 0:
+                have = False
+                best = 0.0
+                for j in range(m):
+                    d = ids[off[i] + j]
+                    score = cand[d] if is_cand[d] else 0.0
+                    if not have or score > best:
+                        best = score
+                        have = True
+                out[i, 1] = <float> (best / top_score)
+                if m >= 2:
+                    d = ids[off[i + 1] - 2]
+                    out[i, 2] = <float> ((cand[d] if is_cand[d] else 0.0) / top_score)
+            weight_sum = 0
+            for j in range(m - weight_levels if m > weight_levels else 0, m):
+                weight_sum += weight[ids[off[i] + j]]
+            out[i, 5] = <float> (<double> weight_sum / <double> class_weight)
+        density = <double> kept_chars / <double> (total_chars if total_chars > 1 else 1)
+        for i in range(n):
+            out[i, 4] = <float> density
+    finally:
+        free(off)
+        free(ids)
+        free(keys)
+        free(used)
+        free(slot_id)
+        free(first_block)
+        free(first_pos)
+        free(parent)
+        free(in_chars)
+        free(in_links)
+        free(unlikely)
+        free(weight)
+        free(cand)
+        free(is_cand)
+        free(cand_order)
+        free(keep)
+        free(removed)
+        free(chars)
 
 
 def squash(str s):

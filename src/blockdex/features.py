@@ -19,6 +19,7 @@ from importlib import resources
 
 import numpy as np
 
+from blockdex.candidates import CANDIDATE_NAMES, readability_columns
 from blockdex.page import Block, Page
 from blockdex.speedups import compiled
 
@@ -304,7 +305,7 @@ LOCAL_NAMES = (
     "vvtc",
     "n_links",
 )
-FEATURE_NAMES: tuple[str, ...] = (
+BASE_FEATURE_NAMES: tuple[str, ...] = (
     *LOCAL_NAMES,
     *(f"tag_{g}" for g in TAG_GROUP_NAMES),
     *(f"path_{t}" for t in PATH_TAGS),
@@ -329,6 +330,9 @@ FEATURE_NAMES: tuple[str, ...] = (
     "win_good",
     "dist_good",
 )
+FEATURE_NAMES: tuple[str, ...] = (*BASE_FEATURE_NAMES, *CANDIDATE_NAMES)
+"""The first stage's columns: the block's own, page and context columns, then readability's
+decision (:mod:`blockdex.candidates`)."""
 
 
 def _block_columns(
@@ -424,10 +428,15 @@ def _scope_columns(
 
 def block_features(page: Page) -> np.ndarray:
     """A ``(n_blocks, len(FEATURE_NAMES))`` float32 matrix for ``page``."""
+    if not page.blocks:
+        return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32)
+    return np.hstack([_base_features(page), readability_columns(page.blocks)])
+
+
+def _base_features(page: Page) -> np.ndarray:
+    """The ``BASE_FEATURE_NAMES`` columns for a page with blocks."""
     blocks = page.blocks
     n = len(blocks)
-    if n == 0:
-        return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32)
     stops = stopwords()
     title_words = set(_WORD_RE.findall(page.title.lower())) if page.title else set()
     cols = _block_columns(blocks, stops, title_words)
@@ -441,7 +450,7 @@ def block_features(page: Page) -> np.ndarray:
     attr_rows = _attr_matrix(attr_ids)
     n_title = max(len(title_words), 1)
     if compiled is not None:  # everything below in one compiled call, same floats
-        out = np.empty((n, len(FEATURE_NAMES)), dtype=np.float32)
+        out = np.empty((n, len(BASE_FEATURE_NAMES)), dtype=np.float32)
         try:
             compiled.block_feature_matrix(
                 blocks, cols, path_of, attr_of, path_rows, attr_rows, float(page.html_bytes),
@@ -470,7 +479,7 @@ def block_features(page: Page) -> np.ndarray:
     total_good = float(good_words.sum()) or 1.0
     scopes = _scope_columns(blocks, path_of, good_words, total_good)
     if compiled is not None:  # the numeric part below in one compiled pass, same floats
-        out = np.empty((n, len(FEATURE_NAMES)), dtype=np.float32)
+        out = np.empty((n, len(BASE_FEATURE_NAMES)), dtype=np.float32)
         compiled.feature_matrix(
             cols, path_of, attr_of,
             path_rows, attr_rows, page_feats, n_title, *scopes, CHARS_PER_WORD,

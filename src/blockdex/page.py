@@ -43,6 +43,9 @@ class Block:
     attributes: tuple[tuple[str, str], ...] = ()
     scope: tuple[int, ...] = ()
     """Ids of the block-level elements enclosing this block, outermost first (nearest last)."""
+    scope_attrs: tuple[str, ...] = ()
+    """The lower-cased class/id/role/itemprop tokens of each ``scope`` element, aligned with
+    ``scope`` ('' for an element with none)."""
 
     @property
     def element_id(self) -> int:

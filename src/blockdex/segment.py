@@ -265,6 +265,8 @@ class _Frame:
 
     __slots__ = (
         "_attrs",
+        "_own",
+        "_scope_attrs",
         "chain",
         "html",
         "inline_stack",
@@ -295,6 +297,8 @@ class _Frame:
         self.node = node
         self.parent = parent
         self._attrs: tuple[str, ...] | None = None
+        self._own: str | None = None
+        self._scope_attrs: tuple[str, ...] | None = None
         self.chain = chain
         self.mode = mode  # "flow", "pre" or "row"
         self.html: list[str] = []
@@ -317,9 +321,30 @@ class _Frame:
                 f = f.parent
             base: tuple[str, ...] = f._attrs if f is not None and f._attrs is not None else ()
             for g in reversed(todo):
-                base = (*base[1 - levels :], _own_attr_tokens(g.node))
+                base = (*base[1 - levels :], g.own())
                 g._attrs = base
         return self._attrs  # type: ignore[return-value]
+
+    def own(self) -> str:
+        """This element's class/id tokens, read once."""
+        if self._own is None:
+            self._own = _own_attr_tokens(self.node)
+        return self._own
+
+    def scope_attrs(self, levels: int) -> tuple[str, ...]:
+        """Class/id tokens of the elements of ``scope`` (built as ``scope`` is, with
+        ``levels`` the path levels), computed once per frame; iterative as :meth:`attrs`."""
+        if self._scope_attrs is None:
+            todo: list[_Frame] = []
+            f: _Frame | None = self
+            while f is not None and f._scope_attrs is None:
+                todo.append(f)
+                f = f.parent
+            base = f._scope_attrs if f is not None and f._scope_attrs is not None else None
+            for g in reversed(todo):
+                base = (g.own(),) if base is None else (*base[1 - levels :], g.own())
+                g._scope_attrs = base
+        return self._scope_attrs  # type: ignore[return-value]
 
     def ancestry(self, levels: int) -> tuple[str, str]:
         """Tag path and class/id tokens of this frame and its nearest ancestors."""
@@ -346,6 +371,7 @@ class _RawBlock:
     attributes: tuple[tuple[str, str], ...] = ()
     source: str = "dom"
     scope: tuple[int, ...] = ()
+    scope_attrs: tuple[str, ...] = ()
 
 
 def _is_atomic_row(node: LexborNode) -> bool:
@@ -426,6 +452,7 @@ class _Walker:
                     n_links=frame.n_links,
                     source=self.source,
                     scope=frame.scope,
+                    scope_attrs=frame.scope_attrs(self.cfg.max_path_levels),
                 )
             )
         frame.reset_run()
@@ -475,6 +502,10 @@ class _Walker:
                 attributes=(("src", src), ("alt", caption)),
                 source=self.source,
                 scope=(*parent.scope[1 - self.cfg.max_path_levels :], node_id),
+                scope_attrs=(
+                    *parent.scope_attrs(self.cfg.max_path_levels)[1 - self.cfg.max_path_levels :],
+                    _own_attr_tokens(node),
+                ),
             )
         )
 
@@ -768,6 +799,7 @@ def _number_blocks(
                             source=rb.source,
                             attributes=rb.attributes,
                             scope=rb.scope,
+                            scope_attrs=rb.scope_attrs,
                         )
                     )
                 split_id += 1
@@ -793,6 +825,7 @@ def _python_block_from_raw(cls: type[Block], index: int, rb: _RawBlock) -> Block
         source=rb.source,
         attributes=rb.attributes,
         scope=rb.scope,
+        scope_attrs=rb.scope_attrs,
     )
 
 
