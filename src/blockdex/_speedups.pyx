@@ -1778,14 +1778,19 @@ cdef int _scope_fill(
     double *repeat_counts,
     float *scope_share,
     float *in_main,
+    Py_ssize_t **off_out=NULL,
+    Py_ssize_t **ids_out=NULL,
+    Py_ssize_t *n_ids_out=NULL,
 ) except -1:
     """``blockdex.features._scope_columns``'s loops on C arrays (row-major), filling its three
-    outputs. The scopes' element ids are numbered densely through a C hash table, so the
+    outputs. With ``off_out``/``ids_out``/``n_ids_out`` the dense element numbers (block i's
+    scope is ``ids[off[i]:off[i + 1]]``, numbered in order of first appearance) are handed to
+    the caller, who frees them. The scopes' element ids are numbered densely through a C hash table, so the
     per-container sums and the distinct-container counts are array work, not Python dicts and
     sets; the sums are the same additions in the same order; the temporaries are malloc'd. An
     id beyond 64 bits (never, for node addresses) raises OverflowError before any output is
     written."""
-    cdef Py_ssize_t i, n = len(blocks), total = 0, size, mask, pair_size
+    cdef Py_ssize_t i, n = len(blocks), total = 0, size, mask, pair_size, n_ids
     cdef Py_ssize_t n_paths = 0, n_rep = len(repeat_levels), n_lv = len(scope_levels)
     cdef Py_ssize_t *off = NULL
     cdef Py_ssize_t *ids = NULL
@@ -1820,10 +1825,16 @@ cdef int _scope_fill(
         pair_keys = <long long *> _alloc(pair_size * sizeof(long long), False)
         pair_used = <signed char *> _alloc(pair_size, False)
         counts = <Py_ssize_t *> _alloc(max(n_paths, 1) * sizeof(Py_ssize_t), False)
-        _scope_loops(scopes, path_of, good_words, total_good, repeat_levels, scope_levels,
-                     main_share, repeat_counts, scope_share, in_main, n, n_paths, n_rep, n_lv,
-                     mask, pair_size, off, ids, keys, used, slot_id, pair_keys, pair_used,
-                     counts, &words)
+        n_ids = _scope_loops(
+            scopes, path_of, good_words, total_good, repeat_levels, scope_levels, main_share,
+            repeat_counts, scope_share, in_main, n, n_paths, n_rep, n_lv, mask, pair_size, off,
+            ids, keys, used, slot_id, pair_keys, pair_used, counts, &words,
+        )
+        if off_out != NULL:
+            off_out[0] = off
+            ids_out[0] = ids
+            n_ids_out[0] = n_ids
+            off = ids = NULL
     finally:
         free(off)
         free(ids)
@@ -1839,7 +1850,7 @@ cdef int _scope_fill(
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-cdef int _scope_loops(
+cdef Py_ssize_t _scope_loops(
     list scopes, const Py_ssize_t *path_of, const double *good_words, double total_good,
     tuple repeat_levels, tuple scope_levels, double main_share, double *repeat_counts,
     float *scope_share, float *in_main, Py_ssize_t n, Py_ssize_t n_paths, Py_ssize_t n_rep,
@@ -1847,6 +1858,7 @@ cdef int _scope_loops(
     long long *keys, signed char *used, Py_ssize_t *slot_id, long long *pair_keys,
     signed char *pair_used, Py_ssize_t *counts, double **words_out,
 ) except -1:
+    """The loops of :func:`_scope_fill`; returns the number of distinct scope elements."""
     cdef Py_ssize_t i, j, k, slot, d, n_ids = 0, n_sc, depth, best_depth = -1, key_id, main = -1
     cdef int overflow = 0
     cdef long long v
@@ -1916,7 +1928,7 @@ cdef int _scope_loops(
                 if ids[d] == main:
                     in_main[i] = 1.0
                     break
-    return 0
+    return n_ids
 
 
 # -- readability's decision as feature columns (blockdex.candidates) -----------------------------
@@ -1949,6 +1961,7 @@ cdef const unsigned char *_nd_ptr[MAX_CLASS_NEEDLES]
 cdef Py_ssize_t _nd_len[MAX_CLASS_NEEDLES]
 cdef int _nd_list[MAX_CLASS_NEEDLES]
 cdef int _nd_first[257]  # the needles starting with byte c are _nd_first[c] .. _nd_first[c + 1]
+cdef unsigned char _nd_pairs[8192]  # bit (c0 << 8 | c1): some word starts with bytes c0 c1
 cdef int _n_lists = 0
 
 
@@ -1966,6 +1979,10 @@ cdef int _load_needles(tuple lists) except -1:
     if any(len(b) < 2 for b, _ in entries):
         raise ValueError("class words need two characters or more")
     _needle_keep[:] = [b for b, _ in entries]
+    memset(_nd_pairs, 0, sizeof(_nd_pairs))
+    for b, _ in entries:
+        c = (<const unsigned char *> (<char *> b))[0] << 8 | (<const unsigned char *> (<char *> b))[1]
+        _nd_pairs[c >> 3] |= 1 << (c & 7)
     c = 0
     for e in range(len(entries)):
         b = <bytes> _needle_keep[e]
@@ -1989,13 +2006,16 @@ cdef int _needle_mask(str s) except -2:
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s), i, e, j, m
     cdef const unsigned char *data
     cdef const unsigned char *w
-    cdef int mask = 0, full = (1 << _n_lists) - 1, bit
+    cdef int mask = 0, full = (1 << _n_lists) - 1, bit, pair
     if n == 0:
         return 0
     if PyUnicode_KIND(s) != PyUnicode_1BYTE_KIND:
         return -1
     data = <const unsigned char *> PyUnicode_DATA(s)
     for i in range(n - 1):  # every word has two bytes or more
+        pair = data[i] << 8 | data[i + 1]
+        if not (_nd_pairs[pair >> 3] & (1 << (pair & 7))):
+            continue  # no word starts here (most places: one bit test)
         for e in range(_nd_first[data[i]], _nd_first[data[i] + 1]):
             w = _nd_ptr[e]
             m = _nd_len[e]
@@ -2014,68 +2034,39 @@ cdef int _needle_mask(str s) except -2:
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def readability_columns(
-    tuple blocks, object class_code, tuple class_words, dict tag_weights, frozenset paragraph_tags,
-    Py_ssize_t min_chars, double sibling_min, double sibling_share, int class_weight,
-    Py_ssize_t weight_levels, float[:, ::1] out,
-):
-    """``blockdex.candidates.readability_columns``'s loops with the scope elements numbered
-    densely through a C hash table (as :func:`_scope_fill`): the same additions in the same
-    order, so the same floats. ``class_words``: the unlikely, maybe, positive and negative
-    word lists, searched in C (``class_code`` gives the same answer for other strings).
-    ``out`` must be zeros. An element id past 64 bits raises OverflowError before anything is
-    written."""
-    cdef Py_ssize_t n = len(blocks), i, j, k, d, m, total = 0, size, mask, slot, n_ids = 0
-    cdef Py_ssize_t a, n_cand = 0, top = -1, top_parent, nch
-    cdef int overflow = 0, bits
+def readability_columns(tuple blocks, tuple params, float[:, ::1] out, Py_ssize_t col0=0):
+    """``blockdex.candidates.readability_columns``: its columns written into
+    ``out[:, col0:col0 + 6]`` (see :func:`_readability_fill`), the scope elements numbered
+    densely through a C hash table first. An element id past 64 bits raises OverflowError
+    before anything is written."""
+    cdef Py_ssize_t n = len(blocks), i, k, d, total = 0, size, mask, slot, n_ids = 0
+    cdef int overflow = 0
     cdef long long v
-    cdef double score, density, best, top_score, limit
-    cdef bint have, kept_block
-    cdef long long total_chars = 0, kept_chars = 0, weight_sum, lc
-    cdef tuple sc, sa, prev
-    cdef str text, tokens
+    cdef tuple sc, prev
     cdef Py_ssize_t *off = NULL
     cdef Py_ssize_t *ids = NULL
     cdef long long *keys = NULL
     cdef signed char *used = NULL
     cdef Py_ssize_t *slot_id = NULL
-    cdef Py_ssize_t *first_block = NULL  # per id: the block and scope position it first shows in
-    cdef Py_ssize_t *first_pos = NULL
-    cdef Py_ssize_t *parent = NULL
-    cdef long long *in_chars = NULL
-    cdef long long *in_links = NULL
-    cdef signed char *unlikely = NULL
-    cdef int *weight = NULL
-    cdef double *cand = NULL
-    cdef signed char *is_cand = NULL
-    cdef Py_ssize_t *cand_order = NULL
-    cdef signed char *keep = NULL
-    cdef signed char *removed = NULL
-    cdef Py_ssize_t *chars = NULL
     if n == 0:
         return
-    cls = type(blocks[0])
-    for b in blocks:
-        if type(b) is not cls:
-            raise TypeError("blocks of more than one class")
-    _load_block_offsets(cls)  # BLOCK_FIELDS: 1 tag, 3 text, 5 path, 8 link_chars, 13-14 scope…
-    scopes = [_field(b, _block_off[13]) for b in blocks]
+    if out.shape[0] != n or col0 < 0 or out.shape[1] < col0 + 6:
+        raise ValueError("arrays have the wrong shape")
+    scopes = [b.scope for b in blocks]
     for i in range(n):
         total += len(<tuple> scopes[i])
     size = 8
     while size < 2 * total + 2:
         size *= 2
     mask = size - 1
-    _load_needles(class_words)
-    seen = {}
     try:
         off = <Py_ssize_t *> _alloc((n + 1) * sizeof(Py_ssize_t), True)
         ids = <Py_ssize_t *> _alloc(max(total, 1) * sizeof(Py_ssize_t), False)
         keys = <long long *> _alloc(size * sizeof(long long), False)
         used = <signed char *> _alloc(size, True)
         slot_id = <Py_ssize_t *> _alloc(size * sizeof(Py_ssize_t), False)
-        # 1. dense ids of the scope elements, in order of first appearance; an id object the
-        # previous block's scope holds at the same place has that block's number
+        # dense ids in order of first appearance (as _scope_loops numbers them); an id object
+        # the previous block's scope holds at the same place has that block's number
         prev = ()
         for i in range(n):
             sc = <tuple> scopes[i]
@@ -2098,6 +2089,66 @@ def readability_columns(
                 d += 1
             off[i + 1] = d
             prev = sc
+        _readability_fill(blocks, off, ids, n_ids, params, out, col0)
+    finally:
+        free(off)
+        free(ids)
+        free(keys)
+        free(used)
+        free(slot_id)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef int _readability_fill(
+    tuple blocks, const Py_ssize_t *off, const Py_ssize_t *ids, Py_ssize_t n_ids, tuple params,
+    float[:, ::1] out, Py_ssize_t col0,
+) except -1:
+    """``blockdex.candidates.readability_columns``'s loops on the dense scope numbers (block
+    i's scope is ``ids[off[i]:off[i + 1]]``): the same additions in the same order, so the
+    same floats, written into ``out[:, col0:col0 + 6]`` (every cell). ``params`` is
+    ``candidates.COMPILED_PARAMS``: ``class_code``, the unlikely/maybe/positive/negative word
+    lists (searched in C; ``class_code`` answers for strings past one byte a character), the
+    tag weights, the paragraph tags, the minimum paragraph characters, the sibling minimum
+    score and share, the class weight and the number of elements whose weights are summed."""
+    cdef Py_ssize_t n = len(blocks), i, j, k, d, m
+    cdef Py_ssize_t a, n_cand = 0, top = -1, top_parent, nch
+    cdef int bits
+    cdef double score, density, best, top_score, limit
+    cdef bint have, kept_block
+    cdef long long total_chars = 0, kept_chars = 0, weight_sum, lc
+    cdef tuple sa
+    cdef str text, tokens
+    cdef Py_ssize_t *first_block = NULL  # per id: the block and scope position it first shows in
+    cdef Py_ssize_t *first_pos = NULL
+    cdef Py_ssize_t *parent = NULL
+    cdef long long *in_chars = NULL
+    cdef long long *in_links = NULL
+    cdef signed char *unlikely = NULL
+    cdef int *weight = NULL
+    cdef double *cand = NULL
+    cdef signed char *is_cand = NULL
+    cdef Py_ssize_t *cand_order = NULL
+    cdef signed char *keep = NULL
+    cdef signed char *removed = NULL
+    cdef Py_ssize_t *chars = NULL
+    cdef Py_ssize_t min_chars = params[4], weight_levels = params[8]
+    cdef double sibling_min = params[5], sibling_share = params[6]
+    cdef int class_weight = params[7]
+    class_code, class_words, tag_weights, paragraph_tags = params[:4]
+    if n == 0:
+        return 0
+    for i in range(n):
+        for k in range(6):
+            out[i, col0 + k] = 0.0
+    cls = type(blocks[0])
+    for b in blocks:
+        if type(b) is not cls:
+            raise TypeError("blocks of more than one class")
+    _load_block_offsets(cls)  # BLOCK_FIELDS: 1 tag, 3 text, 5 path, 8 link_chars, 14 scope_attrs
+    _load_needles(<tuple> class_words)
+    seen = {}
+    try:
         a = max(n_ids, 1)
         first_block = <Py_ssize_t *> _alloc(a * sizeof(Py_ssize_t), False)
         first_pos = <Py_ssize_t *> _alloc(a * sizeof(Py_ssize_t), False)
@@ -2188,9 +2239,9 @@ def readability_columns(
             density = <double> in_links[d] / <double> (in_chars[d] if in_chars[d] > 1 else 1)
             cand[d] *= 1.0 - (density if density < 1.0 else 1.0)
         for i in range(n):
-            out[i, 3] = removed[i]
+            out[i, col0 + 3] = removed[i]
         if n_cand == 0:
-            return
+            return 0
         top = cand_order[0]
         for k in range(1, n_cand):
             if cand[cand_order[k]] > cand[top]:
@@ -2227,7 +2278,7 @@ def readability_columns(
                             density == 0.0 and (<str> _field(b, _block_off[3])).rstrip()[-1:] == "."
                         )
             if kept_block and not removed[i]:
-                out[i, 0] = 1.0
+                out[i, col0] = 1.0
                 kept_chars += chars[i]
             if top_score > 0:
                 have = False
@@ -2238,23 +2289,18 @@ def readability_columns(
                     if not have or score > best:
                         best = score
                         have = True
-                out[i, 1] = <float> (best / top_score)
+                out[i, col0 + 1] = <float> (best / top_score)
                 if m >= 2:
                     d = ids[off[i + 1] - 2]
-                    out[i, 2] = <float> ((cand[d] if is_cand[d] else 0.0) / top_score)
+                    out[i, col0 + 2] = <float> ((cand[d] if is_cand[d] else 0.0) / top_score)
             weight_sum = 0
             for j in range(m - weight_levels if m > weight_levels else 0, m):
                 weight_sum += weight[ids[off[i] + j]]
-            out[i, 5] = <float> (<double> weight_sum / <double> class_weight)
+            out[i, col0 + 5] = <float> (<double> weight_sum / <double> class_weight)
         density = <double> kept_chars / <double> (total_chars if total_chars > 1 else 1)
         for i in range(n):
-            out[i, 4] = <float> density
+            out[i, col0 + 4] = <float> density
     finally:
-        free(off)
-        free(ids)
-        free(keys)
-        free(used)
-        free(slot_id)
         free(first_block)
         free(first_pos)
         free(parent)
@@ -2268,6 +2314,7 @@ def readability_columns(
         free(keep)
         free(removed)
         free(chars)
+    return 0
 
 
 def squash(str s):
@@ -2641,13 +2688,16 @@ def block_feature_matrix(
     double good_max_link,
     Py_ssize_t window,
     float[:, ::1] out,
+    tuple readability=None,
 ):
     """``blockdex.features.block_features`` from the per-block columns and the path/attrs rows
     on: the page features, the prose ("good") words, the scope columns (:func:`_scope_fill`)
     and :func:`feature_matrix` in one call, with no numpy array in between (the same operations
-    on the same float64 values: the sums are of integers, exact in any order). An element id
-    past 64 bits raises OverflowError, as :func:`_scope_fill` does, before ``out`` is
-    written."""
+    on the same float64 values: the sums are of integers, exact in any order). With
+    ``readability`` (``candidates.COMPILED_PARAMS``) the last six columns of ``out`` are
+    readability's (:func:`_readability_fill`, on the scope numbers of :func:`_scope_fill`). An
+    element id past 64 bits raises OverflowError, as :func:`_scope_fill` does, before ``out``
+    is written."""
     cdef Py_ssize_t n = cols.shape[0], i, n_rep = len(repeat_levels), n_lv = len(scope_levels)
     cdef double chars, link, total_chars = 0.0, total_words = 0.0, total_good = 0.0
     cdef float page_feats[3]
@@ -2655,6 +2705,9 @@ def block_feature_matrix(
     cdef double *repeat_counts = NULL
     cdef float *scope_share = NULL
     cdef float *in_main = NULL
+    cdef Py_ssize_t *off = NULL
+    cdef Py_ssize_t *ids = NULL
+    cdef Py_ssize_t n_ids = 0, n_extra = 6 if readability is not None else 0
     if n == 0:
         return
     if (cols.shape[1] != 15 or len(blocks) != n or path_of.shape[0] != n
@@ -2686,12 +2739,21 @@ def block_feature_matrix(
             total_good += good_words[i]
         if total_good == 0:
             total_good = 1.0
-        _scope_fill(blocks, &path_of[0], good_words, total_good, repeat_levels, scope_levels,
-                    main_share, repeat_counts, scope_share, in_main)
+        if readability is None:
+            _scope_fill(blocks, &path_of[0], good_words, total_good, repeat_levels,
+                        scope_levels, main_share, repeat_counts, scope_share, in_main)
+        else:
+            _scope_fill(blocks, &path_of[0], good_words, total_good, repeat_levels,
+                        scope_levels, main_share, repeat_counts, scope_share, in_main, &off,
+                        &ids, &n_ids)
         _feature_fill(cols, path_of, attr_of, path_rows, attr_rows, page_feats, 3, n_title,
                       repeat_counts, scope_share, in_main, chars_per_word, good_min_words,
-                      good_max_link, window, out)
+                      good_max_link, window, out, n_extra)
+        if readability is not None:
+            _readability_fill(blocks, off, ids, n_ids, readability, out, out.shape[1] - 6)
     finally:
+        free(off)
+        free(ids)
         free(good_words)
         free(repeat_counts)
         free(scope_share)
@@ -2718,9 +2780,11 @@ cdef int _feature_fill(
     double good_max_link,
     Py_ssize_t window,
     float[:, ::1] out,
+    Py_ssize_t n_extra=0,
 ) except -1:
     """:func:`feature_matrix` with the page features and the scope columns as C arrays
-    (row-major: ``repeat_counts`` n x 2, ``scope_share`` n x 4)."""
+    (row-major: ``repeat_counts`` n x 2, ``scope_share`` n x 4); the last ``n_extra`` columns
+    of ``out`` are left alone."""
     cdef Py_ssize_t n = cols.shape[0]
     cdef Py_ssize_t n_tag, n_path = path_rows.shape[1], n_attr = attr_rows.shape[1]
     cdef Py_ssize_t o_tag, o_path, o_attr, o_page, o_ctx
@@ -2738,7 +2802,7 @@ cdef int _feature_fill(
     cdef Py_ssize_t *iv = NULL
     if n == 0:
         return 0
-    n_tag = out.shape[1] - N_LOCAL - n_path - n_attr - n_page - N_CONTEXT
+    n_tag = out.shape[1] - N_LOCAL - n_path - n_attr - n_page - N_CONTEXT - n_extra
     if n_tag <= 0 or cols.shape[1] != 15 or out.shape[0] != n:
         raise ValueError("arrays have the wrong shape")
     o_tag = N_LOCAL

@@ -88,6 +88,20 @@ def class_code(tokens: str) -> tuple[bool, int]:
     return unlikely, weight
 
 
+COMPILED_PARAMS = (
+    class_code,
+    CLASS_WORDS,
+    TAG_WEIGHTS,
+    PARAGRAPH_TAGS,
+    MIN_PARAGRAPH_CHARS,
+    SIBLING_MIN_SCORE,
+    SIBLING_SHARE,
+    CLASS_WEIGHT,
+    CLASS_WEIGHT_LEVELS,
+)
+"""What the compiled twin reads, in its order (``features.block_features`` passes it too)."""
+
+
 def _scope_tags(b: Block) -> list[str]:
     """The tag of each ``scope`` element (the tag path, aligned from the nearest element)."""
     tags = b.path.split(">")
@@ -115,10 +129,7 @@ def readability_columns(blocks: tuple[Block, ...]) -> np.ndarray:
         return out
     if compiled is not None:
         try:
-            compiled.readability_columns(
-                blocks, class_code, CLASS_WORDS, TAG_WEIGHTS, PARAGRAPH_TAGS, MIN_PARAGRAPH_CHARS,
-                SIBLING_MIN_SCORE, SIBLING_SHARE, CLASS_WEIGHT, CLASS_WEIGHT_LEVELS, out,
-            )  # fmt: skip
+            compiled.readability_columns(blocks, COMPILED_PARAMS, out)
             return out
         except OverflowError:  # an element id past 64 bits: the loops below
             out[:] = 0.0

@@ -19,7 +19,7 @@ from importlib import resources
 
 import numpy as np
 
-from blockdex.candidates import CANDIDATE_NAMES, readability_columns
+from blockdex.candidates import CANDIDATE_NAMES, COMPILED_PARAMS, readability_columns
 from blockdex.page import Block, Page
 from blockdex.speedups import compiled
 
@@ -428,15 +428,10 @@ def _scope_columns(
 
 def block_features(page: Page) -> np.ndarray:
     """A ``(n_blocks, len(FEATURE_NAMES))`` float32 matrix for ``page``."""
-    if not page.blocks:
-        return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32)
-    return np.hstack([_base_features(page), readability_columns(page.blocks)])
-
-
-def _base_features(page: Page) -> np.ndarray:
-    """The ``BASE_FEATURE_NAMES`` columns for a page with blocks."""
     blocks = page.blocks
     n = len(blocks)
+    if n == 0:
+        return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32)
     stops = stopwords()
     title_words = set(_WORD_RE.findall(page.title.lower())) if page.title else set()
     cols = _block_columns(blocks, stops, title_words)
@@ -450,12 +445,12 @@ def _base_features(page: Page) -> np.ndarray:
     attr_rows = _attr_matrix(attr_ids)
     n_title = max(len(title_words), 1)
     if compiled is not None:  # everything below in one compiled call, same floats
-        out = np.empty((n, len(BASE_FEATURE_NAMES)), dtype=np.float32)
+        out = np.empty((n, len(FEATURE_NAMES)), dtype=np.float32)
         try:
             compiled.block_feature_matrix(
                 blocks, cols, path_of, attr_of, path_rows, attr_rows, float(page.html_bytes),
                 n_title, REPEAT_LEVELS, SCOPE_LEVELS, MAIN_CONTAINER_SHARE, CHARS_PER_WORD,
-                GOOD_MIN_WORDS, GOOD_MAX_LINK_DENSITY, CONTEXT_WINDOW, out,
+                GOOD_MIN_WORDS, GOOD_MAX_LINK_DENSITY, CONTEXT_WINDOW, out, COMPILED_PARAMS,
             )  # fmt: skip
             return out
         except OverflowError:  # an element id past 64 bits: the scope loops in Python below
@@ -485,7 +480,7 @@ def _base_features(page: Page) -> np.ndarray:
             path_rows, attr_rows, page_feats, n_title, *scopes, CHARS_PER_WORD,
             GOOD_MIN_WORDS, GOOD_MAX_LINK_DENSITY, CONTEXT_WINDOW, out,
         )  # fmt: skip
-        return out
+        return np.hstack([out, readability_columns(blocks)])
     local = _local_columns(cols, chars_arr, total_chars, link_arr, n_title)
     context = _context_columns(cols, total_words, local[:, 1], link_arr, good, path_of, scopes)
     tag_onehot = np.zeros((n, len(TAG_GROUP_NAMES)), dtype=np.float32)
@@ -498,6 +493,7 @@ def _base_features(page: Page) -> np.ndarray:
             attr_rows[attr_of],
             np.broadcast_to(page_feats, (n, 3)),
             context,
+            readability_columns(blocks),
         ]
     ).astype(np.float32, copy=False)
 
