@@ -1767,6 +1767,60 @@ cdef inline void *_alloc(size_t size, bint zero) except NULL:
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
+cdef Py_ssize_t _number_scopes(
+    list scopes, Py_ssize_t total, Py_ssize_t *off, Py_ssize_t *ids
+) except -1:
+    """Dense numbers of the blocks' scope elements in order of first appearance, through a C
+    hash table: block i's are ``ids[off[i]:off[i + 1]]`` (``off``: one entry more than there
+    are blocks; ``ids``: ``total`` entries, the scopes' lengths summed). An id object that the
+    previous block's scope holds at the same place takes that block's number without a lookup.
+    Returns how many elements there are. An id past 64 bits (never, for node addresses) raises
+    OverflowError."""
+    cdef Py_ssize_t n = len(scopes), i, k, d, slot, n_ids = 0, size = 8, mask
+    cdef int overflow = 0
+    cdef long long v
+    cdef tuple sc, prev = ()
+    cdef long long *keys = NULL
+    cdef signed char *used = NULL
+    cdef Py_ssize_t *slot_id = NULL
+    while size < 2 * total + 2:
+        size *= 2
+    mask = size - 1
+    try:
+        keys = <long long *> _alloc(size * sizeof(long long), False)
+        used = <signed char *> _alloc(size, True)
+        slot_id = <Py_ssize_t *> _alloc(size * sizeof(Py_ssize_t), False)
+        off[0] = 0
+        for i in range(n):
+            sc = <tuple> scopes[i]
+            d = off[i]
+            for k in range(len(sc)):
+                if k < len(prev) and bd_tuple_item(sc, k) == bd_tuple_item(prev, k):
+                    ids[d] = ids[off[i - 1] + k]
+                    d += 1
+                    continue
+                v = PyLong_AsLongLongAndOverflow(sc[k], &overflow)
+                if overflow:
+                    raise OverflowError("a scope element id does not fit 64 bits")
+                slot = _id_slot(keys, <const char *> used, mask, v)
+                if not used[slot]:
+                    used[slot] = 1
+                    keys[slot] = v
+                    slot_id[slot] = n_ids
+                    n_ids += 1
+                ids[d] = slot_id[slot]
+                d += 1
+            off[i + 1] = d
+            prev = sc
+    finally:
+        free(keys)
+        free(used)
+        free(slot_id)
+    return n_ids
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
 cdef int _scope_fill(
     tuple blocks,
     const Py_ssize_t *path_of,
@@ -1790,13 +1844,10 @@ cdef int _scope_fill(
     sets; the sums are the same additions in the same order; the temporaries are malloc'd. An
     id beyond 64 bits (never, for node addresses) raises OverflowError before any output is
     written."""
-    cdef Py_ssize_t i, n = len(blocks), total = 0, size, mask, pair_size, n_ids
+    cdef Py_ssize_t i, n = len(blocks), total = 0, pair_size, n_ids
     cdef Py_ssize_t n_paths = 0, n_rep = len(repeat_levels), n_lv = len(scope_levels)
     cdef Py_ssize_t *off = NULL
     cdef Py_ssize_t *ids = NULL
-    cdef long long *keys = NULL
-    cdef signed char *used = NULL
-    cdef Py_ssize_t *slot_id = NULL
     cdef long long *pair_keys = NULL
     cdef signed char *pair_used = NULL
     cdef Py_ssize_t *counts = NULL
@@ -1809,26 +1860,20 @@ cdef int _scope_fill(
     scopes = [b.scope for b in blocks]
     for i in range(n):
         total += len(<tuple> scopes[i])
-    size = 8
-    while size < 2 * total + 2:
-        size *= 2
-    mask = size - 1
     pair_size = 8
     while pair_size < 2 * n + 2:
         pair_size *= 2
     try:
         off = <Py_ssize_t *> _alloc((n + 1) * sizeof(Py_ssize_t), True)
         ids = <Py_ssize_t *> _alloc(max(total, 1) * sizeof(Py_ssize_t), False)
-        keys = <long long *> _alloc(size * sizeof(long long), False)
-        used = <signed char *> _alloc(size, True)
-        slot_id = <Py_ssize_t *> _alloc(size * sizeof(Py_ssize_t), False)
         pair_keys = <long long *> _alloc(pair_size * sizeof(long long), False)
         pair_used = <signed char *> _alloc(pair_size, False)
         counts = <Py_ssize_t *> _alloc(max(n_paths, 1) * sizeof(Py_ssize_t), False)
-        n_ids = _scope_loops(
-            scopes, path_of, good_words, total_good, repeat_levels, scope_levels, main_share,
-            repeat_counts, scope_share, in_main, n, n_paths, n_rep, n_lv, mask, pair_size, off,
-            ids, keys, used, slot_id, pair_keys, pair_used, counts, &words,
+        n_ids = _number_scopes(scopes, total, off, ids)  # before anything is written
+        _scope_loops(
+            path_of, good_words, total_good, repeat_levels, scope_levels, main_share,
+            repeat_counts, scope_share, in_main, n, n_paths, n_rep, n_lv, n_ids, pair_size, off,
+            ids, pair_keys, pair_used, counts, &words,
         )
         if off_out != NULL:
             off_out[0] = off
@@ -1838,9 +1883,6 @@ cdef int _scope_fill(
     finally:
         free(off)
         free(ids)
-        free(keys)
-        free(used)
-        free(slot_id)
         free(pair_keys)
         free(pair_used)
         free(counts)
@@ -1850,38 +1892,18 @@ cdef int _scope_fill(
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-cdef Py_ssize_t _scope_loops(
-    list scopes, const Py_ssize_t *path_of, const double *good_words, double total_good,
+cdef int _scope_loops(
+    const Py_ssize_t *path_of, const double *good_words, double total_good,
     tuple repeat_levels, tuple scope_levels, double main_share, double *repeat_counts,
     float *scope_share, float *in_main, Py_ssize_t n, Py_ssize_t n_paths, Py_ssize_t n_rep,
-    Py_ssize_t n_lv, Py_ssize_t mask, Py_ssize_t pair_size, Py_ssize_t *off, Py_ssize_t *ids,
-    long long *keys, signed char *used, Py_ssize_t *slot_id, long long *pair_keys,
-    signed char *pair_used, Py_ssize_t *counts, double **words_out,
+    Py_ssize_t n_lv, Py_ssize_t n_ids, Py_ssize_t pair_size, const Py_ssize_t *off,
+    const Py_ssize_t *ids, long long *pair_keys, signed char *pair_used, Py_ssize_t *counts,
+    double **words_out,
 ) except -1:
-    """The loops of :func:`_scope_fill`; returns the number of distinct scope elements."""
-    cdef Py_ssize_t i, j, k, slot, d, n_ids = 0, n_sc, depth, best_depth = -1, key_id, main = -1
-    cdef int overflow = 0
-    cdef long long v
+    """The loops of :func:`_scope_fill` on the scope numbers of :func:`_number_scopes`."""
+    cdef Py_ssize_t i, j, k, slot, d, n_sc, depth, best_depth = -1, key_id, main = -1
     cdef double threshold
-    cdef tuple sc
     cdef double *words
-    # 1. dense ids of the scope elements, in order of first appearance
-    for i in range(n):
-        sc = <tuple> scopes[i]
-        d = off[i]
-        for k in range(len(sc)):
-            v = PyLong_AsLongLongAndOverflow(sc[k], &overflow)
-            if overflow:  # before anything is written: the caller runs its own loops
-                raise OverflowError("a scope element id does not fit 64 bits")
-            slot = _id_slot(&keys[0], <const char *> &used[0], mask, v)
-            if not used[slot]:
-                used[slot] = 1
-                keys[slot] = v
-                slot_id[slot] = n_ids
-                n_ids += 1
-            ids[d] = slot_id[slot]
-            d += 1
-        off[i + 1] = d
     # 2. distinct containers k levels up per tag-path group (-1: the block has none so high)
     cdef Py_ssize_t pmask = pair_size - 1
     cdef long long pair
@@ -1928,7 +1950,7 @@ cdef Py_ssize_t _scope_loops(
                 if ids[d] == main:
                     in_main[i] = 1.0
                     break
-    return n_ids
+    return 0
 
 
 # -- readability's decision as feature columns (blockdex.candidates) -----------------------------
@@ -2036,18 +2058,11 @@ cdef int _needle_mask(str s) except -2:
 @cython.wraparound(False)
 def readability_columns(tuple blocks, tuple params, float[:, ::1] out, Py_ssize_t col0=0):
     """``blockdex.candidates.readability_columns``: its columns written into
-    ``out[:, col0:col0 + 6]`` (see :func:`_readability_fill`), the scope elements numbered
-    densely through a C hash table first. An element id past 64 bits raises OverflowError
-    before anything is written."""
-    cdef Py_ssize_t n = len(blocks), i, k, d, total = 0, size, mask, slot, n_ids = 0
-    cdef int overflow = 0
-    cdef long long v
-    cdef tuple sc, prev
+    ``out[:, col0:col0 + 6]`` (:func:`_readability_fill` on :func:`_number_scopes`' numbers).
+    An element id past 64 bits raises OverflowError before anything is written."""
+    cdef Py_ssize_t n = len(blocks), i, total = 0, n_ids
     cdef Py_ssize_t *off = NULL
     cdef Py_ssize_t *ids = NULL
-    cdef long long *keys = NULL
-    cdef signed char *used = NULL
-    cdef Py_ssize_t *slot_id = NULL
     if n == 0:
         return
     if out.shape[0] != n or col0 < 0 or out.shape[1] < col0 + 6:
@@ -2055,47 +2070,14 @@ def readability_columns(tuple blocks, tuple params, float[:, ::1] out, Py_ssize_
     scopes = [b.scope for b in blocks]
     for i in range(n):
         total += len(<tuple> scopes[i])
-    size = 8
-    while size < 2 * total + 2:
-        size *= 2
-    mask = size - 1
     try:
-        off = <Py_ssize_t *> _alloc((n + 1) * sizeof(Py_ssize_t), True)
+        off = <Py_ssize_t *> _alloc((n + 1) * sizeof(Py_ssize_t), False)
         ids = <Py_ssize_t *> _alloc(max(total, 1) * sizeof(Py_ssize_t), False)
-        keys = <long long *> _alloc(size * sizeof(long long), False)
-        used = <signed char *> _alloc(size, True)
-        slot_id = <Py_ssize_t *> _alloc(size * sizeof(Py_ssize_t), False)
-        # dense ids in order of first appearance (as _scope_loops numbers them); an id object
-        # the previous block's scope holds at the same place has that block's number
-        prev = ()
-        for i in range(n):
-            sc = <tuple> scopes[i]
-            d = off[i]
-            for k in range(len(sc)):
-                if k < len(prev) and bd_tuple_item(sc, k) == bd_tuple_item(prev, k):
-                    ids[d] = ids[off[i - 1] + k]
-                    d += 1
-                    continue
-                v = PyLong_AsLongLongAndOverflow(sc[k], &overflow)
-                if overflow:
-                    raise OverflowError("a scope element id does not fit 64 bits")
-                slot = _id_slot(&keys[0], <const char *> &used[0], mask, v)
-                if not used[slot]:
-                    used[slot] = 1
-                    keys[slot] = v
-                    slot_id[slot] = n_ids
-                    n_ids += 1
-                ids[d] = slot_id[slot]
-                d += 1
-            off[i + 1] = d
-            prev = sc
+        n_ids = _number_scopes(scopes, total, off, ids)
         _readability_fill(blocks, off, ids, n_ids, params, out, col0)
     finally:
         free(off)
         free(ids)
-        free(keys)
-        free(used)
-        free(slot_id)
 
 
 @cython.boundscheck(False)
