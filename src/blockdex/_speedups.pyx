@@ -487,9 +487,7 @@ cdef class _CFrame:
         if self.joined is None:
             parts = []
             while f is not None and k != limit:
-                if f.own is None:
-                    f.own = _own_attr_tokens(f.node)
-                if f.own:
+                if f.own_tokens():
                     parts.append(f.own)
                 f = f.parent
                 k += 1
@@ -501,6 +499,12 @@ cdef class _CFrame:
                 parts.reverse()
                 self.joined = " | ".join(parts)
         return self.joined
+
+    cdef inline str own_tokens(self):
+        """The element's class/id tokens, read once (``segment._Frame.own``)."""
+        if self.own is None:
+            self.own = _own_attr_tokens(self.node)
+        return self.own
 
     cdef tuple scope_attrs(self, Py_ssize_t levels):
         """``segment._Frame.scope_attrs``: the own tokens of the ``scope`` elements, built as
@@ -516,9 +520,9 @@ cdef class _CFrame:
             base = f.scope_own if f is not None else None
             for k in range(len(todo) - 1, -1, -1):
                 g = <_CFrame> todo[k]
-                if g.own is None:
-                    g.own = _own_attr_tokens(g.node)
-                base = (g.own,) if base is None else _tail_plus(base, 1 - levels, g.own)
+                base = (g.own_tokens(),) if base is None else _tail_plus(
+                    base, 1 - levels, g.own_tokens()
+                )
                 g.scope_own = base
         return self.scope_own
 
@@ -1837,13 +1841,12 @@ cdef int _scope_fill(
     Py_ssize_t *n_ids_out=NULL,
 ) except -1:
     """``blockdex.features._scope_columns``'s loops on C arrays (row-major), filling its three
-    outputs. With ``off_out``/``ids_out``/``n_ids_out`` the dense element numbers (block i's
-    scope is ``ids[off[i]:off[i + 1]]``, numbered in order of first appearance) are handed to
-    the caller, who frees them. The scopes' element ids are numbered densely through a C hash table, so the
+    outputs. The scopes' element ids are numbered densely (:func:`_number_scopes`), so the
     per-container sums and the distinct-container counts are array work, not Python dicts and
     sets; the sums are the same additions in the same order; the temporaries are malloc'd. An
     id beyond 64 bits (never, for node addresses) raises OverflowError before any output is
-    written."""
+    written. With ``off_out``/``ids_out``/``n_ids_out`` those numbers (block i's are
+    ``ids[off[i]:off[i + 1]]``) are handed to the caller, who frees them."""
     cdef Py_ssize_t i, n = len(blocks), total = 0, pair_size, n_ids
     cdef Py_ssize_t n_paths = 0, n_rep = len(repeat_levels), n_lv = len(scope_levels)
     cdef Py_ssize_t *off = NULL
@@ -2148,7 +2151,7 @@ cdef int _readability_fill(
         for d in range(n_ids):
             first_block[d] = -1
             parent[d] = -1
-        # 2. containers' characters and link characters, parents, class codes; removal
+        # 1. containers' characters and link characters, parents, class codes; removal
         for i in range(n):
             b = blocks[i]
             nch = PyUnicode_GET_LENGTH(<str> _field(b, _block_off[3]))
@@ -2194,7 +2197,7 @@ cdef int _readability_fill(
                     if tag != "html" and tag != "body":
                         removed[i] = 1
                         break
-        # 3. paragraph scores into the parent (in full) and the grandparent (at half)
+        # 2. paragraph scores into the parent (in full) and the grandparent (at half)
         for i in range(n):
             m = off[i + 1] - off[i]
             if removed[i] or chars[i] < min_chars or m < 2:
@@ -2215,7 +2218,7 @@ cdef int _readability_fill(
                     )
                     cand[d] = <double> (<int> tag_weights.get(tag, 0) + weight[d])
                 cand[d] += score * (1.0 if k == 0 else 0.5)
-        # 4. link-density discount, the top candidate and its scoring siblings
+        # 3. link-density discount, the top candidate and its scoring siblings
         for k in range(n_cand):
             d = cand_order[k]
             density = <double> in_links[d] / <double> (in_chars[d] if in_chars[d] > 1 else 1)
@@ -2239,7 +2242,7 @@ cdef int _readability_fill(
                 d = cand_order[k]
                 if d != top and parent[d] == top_parent and cand[d] >= limit:
                     keep[d] = 1
-        # 5. the columns
+        # 4. the columns
         for i in range(n):
             m = off[i + 1] - off[i]
             kept_block = False

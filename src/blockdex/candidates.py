@@ -123,16 +123,23 @@ def _sibling_paragraph_kept(b: Block) -> bool:
 
 def readability_columns(blocks: tuple[Block, ...]) -> np.ndarray:
     """A ``(len(blocks), len(CANDIDATE_NAMES))`` float32 matrix (see the module docstring)."""
-    n = len(blocks)
-    out = np.zeros((n, len(CANDIDATE_NAMES)), dtype=np.float32)
-    if n == 0:
-        return out
-    if compiled is not None:
+    if compiled is not None and blocks:
+        out = np.empty((len(blocks), len(CANDIDATE_NAMES)), dtype=np.float32)
         try:
             compiled.readability_columns(blocks, COMPILED_PARAMS, out)
             return out
         except OverflowError:  # an element id past 64 bits: the loops below
-            out[:] = 0.0
+            pass
+    return python_readability_columns(blocks)
+
+
+def python_readability_columns(blocks: tuple[Block, ...]) -> np.ndarray:
+    """:func:`readability_columns` by Python loops (what the compiled twin must equal; also
+    the way when scope ids overflow the compiled code's 64 bits)."""
+    n = len(blocks)
+    out = np.zeros((n, len(CANDIDATE_NAMES)), dtype=np.float32)
+    if n == 0:
+        return out
     codes: dict[str, tuple[bool, int]] = {}
     tag_of: dict[int, str] = {}
     attrs_of: dict[int, str] = {}
@@ -140,6 +147,14 @@ def readability_columns(blocks: tuple[Block, ...]) -> np.ndarray:
     inside_chars: dict[int, int] = {}
     inside_links: dict[int, int] = {}
     removed = [False] * n
+
+    def code_of(s: int) -> tuple[bool, int]:  # each distinct class string searched once
+        a = attrs_of[s]
+        code = codes.get(a)
+        if code is None:
+            code = codes[a] = class_code(a)
+        return code
+
     for i, b in enumerate(blocks):
         scope = b.scope
         tags = _scope_tags(b)
@@ -153,20 +168,9 @@ def readability_columns(blocks: tuple[Block, ...]) -> np.ndarray:
                 tag_of[s] = tags[j]
                 attrs_of[s] = b.scope_attrs[j] if j < len(b.scope_attrs) else ""
         for s in scope[:-1] if len(scope) > 1 else scope:
-            a = attrs_of[s]
-            code = codes.get(a)
-            if code is None:
-                code = codes[a] = class_code(a)
-            if code[0] and tag_of[s] not in NEVER_REMOVED:
+            if code_of(s)[0] and tag_of[s] not in NEVER_REMOVED:
                 removed[i] = True
                 break
-
-    def weight(s: int) -> int:
-        a = attrs_of[s]
-        code = codes.get(a)
-        if code is None:
-            code = codes[a] = class_code(a)
-        return code[1]
 
     cand: dict[int, float] = {}
     for i, b in enumerate(blocks):
@@ -182,7 +186,7 @@ def readability_columns(blocks: tuple[Block, ...]) -> np.ndarray:
                 break
             s = scope[-up]
             if s not in cand:
-                cand[s] = float(TAG_WEIGHTS.get(tag_of[s], 0) + weight(s))
+                cand[s] = float(TAG_WEIGHTS.get(tag_of[s], 0) + code_of(s)[1])
             cand[s] += score * share
     for s in cand:
         density = inside_links[s] / max(inside_chars[s], 1)
@@ -216,6 +220,6 @@ def readability_columns(blocks: tuple[Block, ...]) -> np.ndarray:
             out[i, 1] = best / top_score
             if len(scope) >= 2:
                 out[i, 2] = cand.get(scope[-2], 0.0) / top_score
-        out[i, 5] = sum(weight(s) for s in scope[-CLASS_WEIGHT_LEVELS:]) / CLASS_WEIGHT
+        out[i, 5] = sum(code_of(s)[1] for s in scope[-CLASS_WEIGHT_LEVELS:]) / CLASS_WEIGHT
     out[:, 4] = kept / max(total, 1)
     return out

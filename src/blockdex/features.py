@@ -19,7 +19,7 @@ from importlib import resources
 
 import numpy as np
 
-from blockdex.candidates import CANDIDATE_NAMES, COMPILED_PARAMS, readability_columns
+from blockdex.candidates import CANDIDATE_NAMES, COMPILED_PARAMS, python_readability_columns
 from blockdex.page import Block, Page
 from blockdex.speedups import compiled
 
@@ -480,7 +480,7 @@ def block_features(page: Page) -> np.ndarray:
             path_rows, attr_rows, page_feats, n_title, *scopes, CHARS_PER_WORD,
             GOOD_MIN_WORDS, GOOD_MAX_LINK_DENSITY, CONTEXT_WINDOW, out,
         )  # fmt: skip
-        return np.hstack([out, readability_columns(blocks)])
+        return np.hstack([out, python_readability_columns(blocks)])
     local = _local_columns(cols, chars_arr, total_chars, link_arr, n_title)
     context = _context_columns(cols, total_words, local[:, 1], link_arr, good, path_of, scopes)
     tag_onehot = np.zeros((n, len(TAG_GROUP_NAMES)), dtype=np.float32)
@@ -493,7 +493,7 @@ def block_features(page: Page) -> np.ndarray:
             attr_rows[attr_of],
             np.broadcast_to(page_feats, (n, 3)),
             context,
-            readability_columns(blocks),
+            python_readability_columns(blocks),
         ]
     ).astype(np.float32, copy=False)
 
