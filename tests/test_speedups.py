@@ -1059,17 +1059,58 @@ def test_compiled_family_rows_equal_python(strings: list[str], clear: bool) -> N
 # -- block groups and the parse depth check ----------------------------------------------------------
 
 
+def _assert_same_partition(fast: np.ndarray, slow: np.ndarray, name: str) -> None:
+    """Column by column, the two numberings group the same blocks together (a one-to-one map
+    between their ids): all the context columns read of them."""
+    assert fast.shape == slow.shape, name
+    for j in range(fast.shape[1]):
+        pairs = set(zip(fast[:, j].tolist(), slow[:, j].tolist(), strict=True))
+        assert len(pairs) == len(set(fast[:, j].tolist())) == len(set(slow[:, j].tolist())), (
+            f"{name}: column {j} groups other blocks together"
+        )
+
+
+def _groups_both_ways(page: Page, monkeypatch: pytest.MonkeyPatch) -> tuple[np.ndarray, ...]:
+    fast = features_module.block_groups(page)
+    with monkeypatch.context() as m:
+        m.setattr(features_module, "compiled", None)
+        slow = features_module.block_groups(page)
+    return fast, slow
+
+
 @needs_compiled
-def test_compiled_block_groups_equal_python(
+def test_compiled_block_groups_partition_like_python(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    rng = np.random.default_rng(3)
     for path in _test_pages(data_dir):
         page = segment_module.segment_document(clean_document(parse_html(path.read_bytes())))
-        fast = features_module.block_groups(page)
-        with monkeypatch.context() as m:
-            m.setattr(features_module, "compiled", None)
-            slow = features_module.block_groups(page)
-        np.testing.assert_array_equal(fast, slow, err_msg=path.name)
+        fast, slow = _groups_both_ways(page, monkeypatch)
+        _assert_same_partition(fast, slow, path.name)
+        p = rng.random(len(page.blocks))
+        np.testing.assert_array_equal(
+            features_module.context_features(p, fast),
+            features_module.context_features(p, slow),
+            err_msg=path.name,
+        )
+
+
+@needs_compiled
+@pytest.mark.parametrize("base", [0, 1 << 40, -(1 << 45), 1 << 70])
+def test_compiled_block_groups_for_any_ids(base: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Synthetic scopes (shared, repeated and missing levels; ids past 64 bits make the compiled
+    numbering give way to the Python loop): the same partition as the Python loop."""
+    rng = np.random.default_rng(11)
+    blocks = []
+    for i in range(50):
+        depth = int(rng.integers(0, 7))
+        scope = tuple(base + int(rng.integers(0, 9)) * 7 + lv for lv in range(depth))
+        blocks.append(Block(index=i, tag="p", html="w", text="w", scope=scope,
+                            path=f"body>div>p{i % 3}"))  # fmt: skip
+    page = Page(blocks=tuple(blocks), title="t")
+    fast, slow = _groups_both_ways(page, monkeypatch)
+    _assert_same_partition(fast, slow, f"base {base}")
+    assert len(set(fast[:, 0].tolist())) == 3
 
 
 @needs_compiled_walk

@@ -2332,26 +2332,14 @@ def has_deep_element(uintptr_t root_id, Py_ssize_t max_depth):
 
 
 def block_groups(tuple blocks, tuple levels, int[:, ::1] out):
-    """``blockdex.features.block_groups``'s loop, filling ``out``."""
-    cdef Py_ssize_t i, j, k, n = len(blocks), n_sc
-    cdef dict ids = {}
-    cdef tuple sc
-    for i in range(n):
-        b = blocks[i]
-        key = ("path", b.path)
-        v = ids.get(key)
-        if v is None:
-            v = ids[key] = len(ids)
-        out[i, 0] = v
-        sc = b.scope
-        n_sc = len(sc)
-        for j in range(len(levels)):
-            k = levels[j]
-            key = sc[n_sc - 1 - k] if n_sc > k else (sc[0] if n_sc else ("self", i))
-            v = ids.get(key)
-            if v is None:
-                v = ids[key] = len(ids)
-            out[i, j + 1] = v
+    """``blockdex.features.block_groups``' partition into ``out`` (one column per group kind, as
+    :func:`stage2_rows` numbers it: only which blocks share an id means anything). Returns True,
+    or False when an element id does not fit 64 bits (``out`` is then unusable)."""
+    if out.shape[0] != len(blocks) or out.shape[1] != 1 + len(levels):
+        raise ValueError("out has the wrong shape")
+    if out.shape[0] == 0:
+        return True
+    return _group_ids(blocks, levels, &out[0, 0]) == 1
 
 
 # -- class/id token families -----------------------------------------------------------------------
@@ -3100,8 +3088,8 @@ cdef int _group_ids(tuple blocks, tuple levels, int *groups) except -1:
     """``blockdex.features.block_groups``' partition: per block, an id for its tag path
     (column 0) and for its ancestor at each of ``levels`` (or its outermost one, or itself
     alone when it has none), one numbering per column. Only which blocks share an id matters
-    to the context columns, so the ids may differ from ``block_groups``' own. Returns 1, or 0
-    when an element id does not fit 64 bits (nothing usable is written then)."""
+    to the context columns, so the ids may differ from the pure-Python ``block_groups``' own.
+    Returns 1, or 0 when an element id does not fit 64 bits (nothing usable is written then)."""
     cdef Py_ssize_t i, j, k, n = len(blocks), n_g = 1 + len(levels), n_sc, size = 8, mask, slot
     cdef Py_ssize_t o_path = 0, o_scope = 0
     cdef int next_id

@@ -648,11 +648,12 @@ def block_groups(page: Page) -> np.ndarray:
     """Per block, integer ids of its tag-path group and of its ancestors at PROB_SCOPE_LEVELS.
 
     Blocks with the same id share that group; :func:`context_features` averages over groups.
+    Only which blocks share an id means anything: the compiled partition (the one the second
+    stage uses at run time) numbers each column on its own, this loop all columns at once.
     """
     blocks = page.blocks
     out = np.zeros((len(blocks), 1 + len(PROB_SCOPE_LEVELS)), dtype=np.int32)
-    if compiled is not None:  # the same loop, compiled
-        compiled.block_groups(blocks, PROB_SCOPE_LEVELS, out)
+    if compiled is not None and compiled.block_groups(blocks, PROB_SCOPE_LEVELS, out):
         return out
     ids: dict[object, int] = {}
     for i, b in enumerate(blocks):
