@@ -1,0 +1,106 @@
+"""How sure is a margin? Paired bootstrap of blockdex's lead over the best peer, per dataset.
+
+Reads a ``blockdex bench --out DIR`` run (``DIR/results.json``) and resamples its pages with
+replacement, the same pages for every method (paired). In each resample the statistic is the one
+the target is stated in: blockdex's score minus the **best** peer's score on that resample (the
+best peer is chosen again each time, so the interval includes the luck of which peer is best).
+Scores are the bench's: mean token F1 over pages, or for snippet-only sets the snippet F1 of the
+summed snippet counts.
+
+    python benchmarks/margin_ci.py [--results benchmarks/results-dev] [--ours content]
+        [--peers trafilatura,trafilatura-precision,trafilatura-recall,readability,resiliparse]
+        [--samples 10000] [--target 0.01]
+
+Prints per dataset: pages, margin, the 95% percentile interval, and the share of resamples in
+which the margin reaches the target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+def _snippet_f1(counts: np.ndarray) -> np.ndarray:
+    """Snippet F1 from summed (tp, fn, fp, tn) counts, one row of sums per resample."""
+    tp, fn, fp = counts[..., 0], counts[..., 1], counts[..., 2]
+    p = tp / np.maximum(tp + fp, 1)
+    r = tp / np.maximum(tp + fn, 1)
+    return np.where(p + r > 0, 2 * p * r / np.where(p + r > 0, p + r, 1), 0.0)
+
+
+def _per_page(records: list[dict], pages: list[str]) -> tuple[str, np.ndarray]:
+    """("f1", per-page F1) or ("snippets", per-page counts), in the order of ``pages``."""
+    by = {r["page"]: r for r in records}
+    if all(by[p].get("snippets") is not None for p in pages) and all(
+        by[p].get("f1") is None for p in pages
+    ):
+        return "snippets", np.array([by[p]["snippets"] for p in pages], dtype=float)
+    return "f1", np.array([by[p]["f1"] or 0.0 for p in pages], dtype=float)
+
+
+def margins(
+    pages: dict[str, list[dict]], ours: str, peers: list[str], samples: int, seed: int = 0
+) -> tuple[float, np.ndarray, str]:
+    """(margin on the pages as they are, margins over ``samples`` paired resamples, best peer)."""
+    have = [m for m in peers if m in pages]
+    if ours not in pages or not have:
+        raise SystemExit(f"the run has no {ours!r} or none of the peers {peers}")
+    ids = sorted({r["page"] for r in pages[ours]})
+    for m in have:
+        ids = [p for p in ids if p in {r["page"] for r in pages[m]}]
+    kinds = {m: _per_page(pages[m], ids) for m in (ours, *have)}
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(ids), size=(samples, len(ids)))
+
+    def score(m: str, rows: np.ndarray | None) -> np.ndarray:
+        kind, v = kinds[m]
+        if kind == "snippets":
+            return _snippet_f1(v.sum(axis=0) if rows is None else v[rows].sum(axis=1))
+        return v.mean() if rows is None else v[rows].mean(axis=1)
+
+    full = {m: float(score(m, None)) for m in kinds}
+    best = max(have, key=lambda m: full[m])
+    boot = score(ours, idx) - np.max(np.stack([score(m, idx) for m in have]), axis=0)
+    return full[ours] - full[best], boot, best
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--results", default="benchmarks/results-dev")
+    ap.add_argument("--ours", default="content")
+    ap.add_argument(
+        "--peers",
+        default="trafilatura,trafilatura-precision,trafilatura-recall,readability,resiliparse",
+    )
+    ap.add_argument("--samples", type=int, default=10000)
+    ap.add_argument("--target", type=float, default=0.01)
+    args = ap.parse_args()
+    path = Path(args.results) / "results.json"
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print(f"cannot read {path}: {exc}", file=sys.stderr)
+        return 2
+    peers = [p for p in args.peers.split(",") if p]
+    print(
+        f"| dataset (pages) | best peer | margin | 95% interval | resamples with margin ≥ {args.target} |"
+    )
+    print("|---|---|---:|---|---:|")
+    for dataset, run in results.items():
+        margin, boot, best = margins(run["pages"], args.ours, peers, args.samples)
+        lo, hi = np.percentile(boot, [2.5, 97.5])
+        n = len(run["pages"][args.ours])
+        share = float(np.mean(boot >= args.target - 1e-12))
+        print(f"| {dataset} ({n}) | {best} | {margin:+.3f} | {lo:+.3f} … {hi:+.3f} | {share:.0%} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
