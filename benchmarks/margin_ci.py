@@ -45,14 +45,16 @@ def _per_page(records: list[dict], pages: list[str]) -> tuple[str, np.ndarray]:
 
 def margins(
     pages: dict[str, list[dict]], ours: str, peers: list[str], samples: int, seed: int = 0
-) -> tuple[float, np.ndarray, str]:
-    """(margin on the pages as they are, margins over ``samples`` paired resamples, best peer)."""
+) -> tuple[float, np.ndarray, str, int]:
+    """(margin on the pages as they are, margins over ``samples`` paired resamples, best peer,
+    how many pages: those every method has a record of)."""
     have = [m for m in peers if m in pages]
     if ours not in pages or not have:
         raise SystemExit(f"the run has no {ours!r} or none of the peers {peers}")
-    ids = sorted({r["page"] for r in pages[ours]})
+    common = {r["page"] for r in pages[ours]}
     for m in have:
-        ids = [p for p in ids if p in {r["page"] for r in pages[m]}]
+        common &= {r["page"] for r in pages[m]}
+    ids = sorted(common)
     kinds = {m: _per_page(pages[m], ids) for m in (ours, *have)}
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, len(ids), size=(samples, len(ids)))
@@ -66,7 +68,7 @@ def margins(
     full = {m: float(score(m, None)) for m in kinds}
     best = max(have, key=lambda m: full[m])
     boot = score(ours, idx) - np.max(np.stack([score(m, idx) for m in have]), axis=0)
-    return full[ours] - full[best], boot, best
+    return full[ours] - full[best], boot, best, len(ids)
 
 
 def main() -> int:
@@ -94,9 +96,8 @@ def main() -> int:
     )
     print("|---|---|---:|---|---:|")
     for dataset, run in results.items():
-        margin, boot, best = margins(run["pages"], args.ours, peers, args.samples)
+        margin, boot, best, n = margins(run["pages"], args.ours, peers, args.samples)
         lo, hi = np.percentile(boot, [2.5, 97.5])
-        n = len(run["pages"][args.ours])
         share = float(np.mean(boot >= args.target - 1e-12))
         print(f"| {dataset} ({n}) | {best} | {margin:+.3f} | {lo:+.3f} … {hi:+.3f} | {share:.0%} |")
     return 0

@@ -1907,7 +1907,7 @@ cdef int _scope_loops(
     cdef Py_ssize_t i, j, k, slot, d, n_sc, depth, best_depth = -1, key_id, main = -1
     cdef double threshold
     cdef double *words
-    # 2. distinct containers k levels up per tag-path group (-1: the block has none so high)
+    # 1. distinct containers k levels up per tag-path group (-1: the block has none so high)
     cdef Py_ssize_t pmask = pair_size - 1
     cdef long long pair
     for j in range(n_rep):
@@ -1925,13 +1925,13 @@ cdef int _scope_loops(
                 counts[path_of[i]] += 1
         for i in range(n):
             repeat_counts[i * n_rep + j] = counts[path_of[i]]
-    # 3. prose words per container, summed block by block in page order
+    # 2. prose words per container, summed block by block in page order
     words = words_out[0] = <double *> _alloc(max(n_ids, 1) * sizeof(double), True)
     for i in range(n):
         if good_words[i]:
             for d in range(off[i], off[i + 1]):
                 words[ids[d]] = words[ids[d]] + good_words[i]
-    # 4. the main container: the deepest holding main_share of the prose (first such)
+    # 3. the main container: the deepest holding main_share of the prose (first such)
     threshold = main_share * total_good
     for i in range(n):
         if good_words[i] == 0:
