@@ -24,13 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-
-def _snippet_f1(counts: np.ndarray) -> np.ndarray:
-    """Snippet F1 from summed (tp, fn, fp, tn) counts, one row of sums per resample."""
-    tp, fn, fp = counts[..., 0], counts[..., 1], counts[..., 2]
-    p = tp / np.maximum(tp + fp, 1)
-    r = tp / np.maximum(tp + fn, 1)
-    return np.where(p + r > 0, 2 * p * r / np.where(p + r > 0, p + r, 1), 0.0)
+from blockdex.evaluate.metrics import snippet_prf
 
 
 def _per_page(records: list[dict], pages: list[str]) -> tuple[str, np.ndarray]:
@@ -62,7 +56,8 @@ def margins(
     def score(m: str, rows: np.ndarray | None) -> np.ndarray:
         kind, v = kinds[m]
         if kind == "snippets":
-            return _snippet_f1(v.sum(axis=0) if rows is None else v[rows].sum(axis=1))
+            sums = v.sum(axis=0) if rows is None else v[rows].sum(axis=1)
+            return snippet_prf(sums[..., 0], sums[..., 1], sums[..., 2])[2]
         return v.mean() if rows is None else v[rows].mean(axis=1)
 
     full = {m: float(score(m, None)) for m in kinds}

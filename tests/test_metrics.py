@@ -5,9 +5,17 @@ from __future__ import annotations
 import itertools
 import random
 
+import numpy as np
 import pytest
 
-from blockdex.evaluate.metrics import lcs_length, lcs_prf, summarise, token_prf, word_tokens
+from blockdex.evaluate.metrics import (
+    lcs_length,
+    lcs_prf,
+    snippet_prf,
+    summarise,
+    token_prf,
+    word_tokens,
+)
 
 
 def _lcs_table(a: list[str], b: list[str]) -> int:
@@ -30,6 +38,21 @@ def test_token_prf_hand_computed() -> None:
     assert s.precision == pytest.approx(2 / 4)
     assert s.recall == pytest.approx(2 / 4)
     assert s.f1 == pytest.approx(0.5)
+
+
+def test_snippet_prf_hand_computed_and_elementwise() -> None:
+    # 6 must-haves found, 2 missed, 3 must-not-haves found: P 6/9, R 6/8
+    p, r, f = snippet_prf(6, 2, 3)
+    assert (float(p), float(r)) == pytest.approx((6 / 9, 6 / 8))
+    assert float(f) == pytest.approx(2 * (6 / 9) * (6 / 8) / (6 / 9 + 6 / 8))
+    assert float(snippet_prf(0, 4, 2)[2]) == 0.0  # nothing found: 0, not a division by zero
+    assert float(snippet_prf(0, 0, 0)[2]) == 0.0
+    # one call over rows of sums (a bootstrap's resamples) gives each row's own scores
+    tp, fn, fp = np.array([6, 0, 3]), np.array([2, 4, 0]), np.array([3, 2, 1])
+    rows = snippet_prf(tp, fn, fp)[2]
+    assert rows.tolist() == pytest.approx(
+        [float(snippet_prf(a, b, c)[2]) for a, b, c in zip(tp, fn, fp, strict=True)]
+    )
 
 
 def test_empty_cases() -> None:

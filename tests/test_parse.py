@@ -141,10 +141,12 @@ def test_a_normal_long_title_is_left_alone() -> None:
         (CleanConfig, "max_known_share", -0.1),
         (SegmentConfig, "check_time_every", 0),
         (SegmentConfig, "max_block_tokens", 0),
-        (SegmentConfig, "max_path_levels", -1),
+        (SegmentConfig, "max_path_levels", 1),
+        (SegmentConfig, "max_attr_levels", 0),
     ],
 )
 def test_configs_refuse_values_that_make_no_sense(config: type, field: str, value: float) -> None:
     with pytest.raises(ValueError, match=f"{config.__name__}.{field} must be at"):
         config(**{field: value})
-    config(**{field: 0 if field in ("max_path_levels", "max_known_share") else 1})  # allowed
+    smallest = {"max_known_share": 0, "max_path_levels": 2, "max_attr_levels": 2}
+    config(**{field: smallest.get(field, 1)})  # allowed

@@ -47,9 +47,10 @@ class SegmentConfig:
     max_block_tokens: int = 200
     """Longer segments are split: a model reads ~200-token units well and indices stay precise."""
     max_attr_levels: int = 8
-    """How many ancestor levels of class/id tokens a block remembers (for features)."""
+    """How many levels of class/id tokens (the element's and its ancestors') a block remembers,
+    for features; at least 2."""
     max_path_levels: int = 12
-    """How many ancestor tags the block's tag path keeps."""
+    """How many tags (the element's and its ancestors') the block's tag path keeps; at least 2."""
     max_blocks: int = 20_000
     """Blocks beyond this (also after splitting) are dropped with a warning: bounded work."""
     max_block_chars: int = 4_000
@@ -70,10 +71,11 @@ class SegmentConfig:
 
 _SEGMENT_MINIMUMS = {
     **dict.fromkeys(("max_block_tokens", "max_block_chars", "check_time_every"), 1),
+    # The walks keep ``levels - 1`` ancestors (a slice from ``1 - levels``): 1 would keep them
+    # all and 0 only the element, so the smallest meaningful value is 2 (element and parent).
+    **dict.fromkeys(("max_attr_levels", "max_path_levels"), 2),
     **dict.fromkeys(
         (
-            "max_attr_levels",
-            "max_path_levels",
             "max_blocks",
             "max_caption_chars",
             "max_figure_levels",

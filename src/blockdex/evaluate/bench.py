@@ -30,7 +30,7 @@ from typing import Any
 
 from blockdex.errors import BlockdexError, MissingExtra
 from blockdex.evaluate.datasets import EvalPage, load_dataset, split_of
-from blockdex.evaluate.metrics import lcs_prf, token_prf, word_tokens
+from blockdex.evaluate.metrics import lcs_prf, snippet_prf, token_prf, word_tokens
 from blockdex.evaluate.peers import PEER_DESCRIPTIONS, make_peer
 
 DEFAULT_METHODS = ("content", "heuristic", "all", "trafilatura", "readability", "resiliparse")
@@ -194,11 +194,10 @@ def summarise_method(method: str, records: list[PageRecord]) -> MethodSummary:
     snips = [r.snippets for r in records if r.snippets is not None]
     if snips:
         tp, fn, fp, _ = (sum(x[i] for x in snips) for i in range(4))
-        p = tp / max(tp + fp, 1)
-        r = tp / max(tp + fn, 1)
-        s.scores["snippet P"] = p
-        s.scores["snippet R"] = r
-        s.scores["snippet F1"] = 2 * p * r / (p + r) if p + r else 0.0
+        p, r, f = snippet_prf(tp, fn, fp)
+        s.scores["snippet P"] = float(p)
+        s.scores["snippet R"] = float(r)
+        s.scores["snippet F1"] = float(f)
     s.scores["tokens"] = statistics.fmean(r.tokens for r in records) if records else 0.0
     return s
 

@@ -13,6 +13,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 _WORD_RE = re.compile(r"\w+", re.U)
 
 
@@ -38,6 +40,19 @@ def prf_from_counts(overlap: int, n_pred: int, n_ref: int) -> PRF:
     p = overlap / n_pred
     r = overlap / n_ref
     return PRF(p, r, 2 * p * r / (p + r))
+
+
+def snippet_prf(
+    tp: float | np.ndarray, fn: float | np.ndarray, fp: float | np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Snippet precision, recall and F1 from counts summed over pages: must-have snippets found
+    (``tp``) and missed (``fn``), must-not-have snippets found (``fp``). Elementwise, so one call
+    scores a vector of sums (one per bootstrap resample); a scalar gives 0-d arrays."""
+    tp, fn, fp = (np.asarray(x, dtype=np.float64) for x in (tp, fn, fp))
+    p = tp / np.maximum(tp + fp, 1)
+    r = tp / np.maximum(tp + fn, 1)
+    s = p + r
+    return p, r, np.divide(2 * p * r, s, out=np.zeros_like(s), where=s > 0)
 
 
 def token_prf(predicted: str | None, reference: str | None) -> PRF:
