@@ -21,6 +21,7 @@ from blockdex.speedups import compiled
 
 USERS = (
     "blockdex.parse",
+    "blockdex.cjk",
     "blockdex.clean",
     "blockdex.segment",
     "blockdex.features",

@@ -198,6 +198,19 @@ def test_segment_config_budget_is_respected_for_small_budgets() -> None:
     assert all(count_tokens(b.text) <= 20 for b in page.blocks)
 
 
+def test_chinese_text_counts_a_token_per_character_and_is_split_like_english() -> None:
+    assert count_tokens("图书馆开门了。Open now") == 9  # 6 characters, a mark, 2 words
+    assert count_tokens("カタカナ ひらがな") == 8
+    # 60 sentences of 20 characters: 1,200 tokens, far past the 200-token budget; before each
+    # character counted, the paragraph was 180 "tokens" and stayed one 1,200-character block
+    sentence = "我们今天在图书馆里读了很多有意思的书" + "，" + "。"
+    page = segment("<body><p>" + sentence * 60 + "</p></body>")
+    assert len(page.blocks) > 1
+    assert all(count_tokens(b.text) <= 200 for b in page.blocks)
+    html = assemble_html(page, Selection.from_indices(page.indices()))
+    assert html.count("<p>") == 1 and html.count(sentence) == 60
+
+
 # -- property test: random HTML never crashes segment/assemble/render --------------------------
 _TAGS = [
     "div",

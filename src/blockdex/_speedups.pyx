@@ -1342,7 +1342,7 @@ ctypedef fused _char_t:
     unsigned int
 
 
-# Code point ranges of scripts written without spaces between words (blockdex.features.CJK_RANGES,
+# Code point ranges of scripts written without spaces between words (blockdex.cjk.CJK_RANGES,
 # loaded by set_cjk_ranges): each of their characters counts as one word.
 cdef Py_UCS4 _cjk_lo[16]
 cdef Py_UCS4 _cjk_hi[16]
@@ -3621,21 +3621,24 @@ cdef extern from "Python.h":
 
 
 def count_tokens_upto(str text, Py_ssize_t limit):
-    """``len(re.findall(r"\\w+|[^\\w\\s]", text))`` (``blockdex.segment.count_tokens``), but
+    """``len(_TOKEN_RE.findall(text))`` (``blockdex.segment.count_tokens``), but
     ``limit + 1`` as soon as the count passes ``limit``: runs of word characters (``\\w`` is
     ``str.isalnum()`` or ``_``, as the regex engine has it) and single characters that are
-    neither word characters nor whitespace."""
+    neither word characters nor whitespace; a character of the CJK ranges (``set_cjk_ranges``)
+    is a token of its own."""
     cdef int kind = PyUnicode_KIND(text)
     cdef void *data = PyUnicode_DATA(text)
     cdef Py_ssize_t i = 0, n = len(text), count = 0
     cdef Py_UCS4 c
     while i < n:
         c = PyUnicode_READ(kind, data, i)
-        if c == 95 or Py_UNICODE_ISALNUM(c):
+        if _is_cjk(c):
+            i += 1
+        elif c == 95 or Py_UNICODE_ISALNUM(c):
             i += 1
             while i < n:
                 c = PyUnicode_READ(kind, data, i)
-                if not (c == 95 or Py_UNICODE_ISALNUM(c)):
+                if not (c == 95 or Py_UNICODE_ISALNUM(c)) or _is_cjk(c):
                     break
                 i += 1
         elif Py_UNICODE_ISSPACE(c):

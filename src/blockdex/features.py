@@ -20,6 +20,7 @@ from importlib import resources
 import numpy as np
 
 from blockdex.candidates import CANDIDATE_NAMES, COMPILED_PARAMS, python_readability_columns
+from blockdex.cjk import CJK_CLASS
 from blockdex.page import Block, Page
 from blockdex.speedups import compiled
 
@@ -147,19 +148,7 @@ _HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _WORD_RE = re.compile(r"\w+", re.U)
 _DIGIT_RE = re.compile(r"\d")
 _SENT_END = (".", "!", "?", ":", '"', "”", "»", "。", "！", "？", ")")
-CJK_RANGES: tuple[tuple[int, int], ...] = (
-    (0x3040, 0x30FF),  # Hiragana, Katakana
-    (0x3400, 0x4DBF),  # CJK Unified Ideographs Extension A
-    (0x4E00, 0x9FFF),  # CJK Unified Ideographs
-    (0xF900, 0xFAFF),  # CJK Compatibility Ideographs
-    (0x20000, 0x3134F),  # CJK Unified Ideographs Extensions B-G
-)
-"""Scripts written without spaces between words: each of their characters counts as a word
-(as Unicode word segmentation and BERT-style tokenizers treat ideographs). Otherwise a Chinese
-paragraph is one "word" to the split count, and no block of a Chinese page reaches
-GOOD_MIN_WORDS, so the page has no prose for the container features to find."""
-_CJK_CLASS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in CJK_RANGES)
-_WORD_UNIT_RE = re.compile(f"[{_CJK_CLASS}]|[^\\s{_CJK_CLASS}]+")
+_WORD_UNIT_RE = re.compile(f"[{CJK_CLASS}]|[^\\s{CJK_CLASS}]+")
 GOOD_MIN_WORDS = 8
 """A block with this many words and little link text counts as prose for container shares."""
 GOOD_MAX_LINK_DENSITY = 0.3
@@ -241,13 +230,11 @@ def _compiled_families() -> bool:
 
 
 _COMPILED_FAMILIES = _compiled_families()
-if compiled is not None:
-    compiled.set_cjk_ranges(list(CJK_RANGES))
 
 
 def word_count(text: str) -> int:
     """Words of ``text``: ``text.split()``'s words, except that each character of
-    :data:`CJK_RANGES` is a word of its own (``"2026年10月"`` is four words)."""
+    :data:`blockdex.cjk.CJK_RANGES` is a word of its own (``"2026年10月"`` is four words)."""
     if text.isascii():
         return len(text.split())
     return len(_WORD_UNIT_RE.findall(text))

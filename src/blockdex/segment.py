@@ -35,6 +35,7 @@ from itertools import islice
 
 from selectolax.lexbor import LexborNode
 
+from blockdex.cjk import CJK_CLASS
 from blockdex.page import Block, Page
 from blockdex.parse import Document, check_minimums, parse_bounded
 from blockdex.speedups import compiled, lexbor
@@ -192,12 +193,13 @@ TABLE_SECTION_TAGS = frozenset({"thead", "tbody", "tfoot"})
 _WS_RE = re.compile(r"\s+")
 _SPACE_RE = re.compile(" ")
 _NEWLINE_RE = re.compile("\n")
-_TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.U)
+_TOKEN_RE = re.compile(f"[{CJK_CLASS}]|[^\\W{CJK_CLASS}]+|[^\\w\\s]")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?。！？;])\s+|(?<=[。！？])")
 
 
 def count_tokens(text: str) -> int:
-    """Cheap, model-independent token count: words and punctuation marks."""
+    """Cheap, model-independent token count: words and punctuation marks, each character of a
+    script written without spaces (:data:`blockdex.cjk.CJK_RANGES`) a word."""
     return len(_TOKEN_RE.findall(text))
 
 
