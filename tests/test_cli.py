@@ -86,6 +86,21 @@ def test_unknown_predictor_lists_the_available_ones(capsys, data_dir: Path) -> N
     assert "classic methods: " in err and "crunch" in err  # they run through extract too
 
 
+def test_options_of_another_predictor_are_an_error_not_a_traceback(capsys, data_dir: Path) -> None:
+    page = str(data_dir / "article.html")
+    code, out, err = run(capsys, "extract", page, "--llm-url", "http://127.0.0.1:9/v1")
+    assert code == 1 and out == ""
+    assert err == "blockdex: error: --llm-url applies only to --predictor llm\n"
+    code, _, err = run(capsys, "extract", page, "-q", "tides", "--llm-model", "m")
+    assert code == 1 and "--llm-model applies only to --predictor llm" in err
+    # the Python API says the same in its own words
+    from blockdex.errors import BlockdexError
+    from blockdex.extract import Extractor
+
+    with pytest.raises(BlockdexError, match="predictor 'content' does not take 'llm_url'"):
+        Extractor(llm_url="http://127.0.0.1:9/v1").run("<p>A short page of prose.</p>")
+
+
 def test_methods_lists_predictors(capsys) -> None:
     code, out, _ = run(capsys, "methods")
     assert code == 0 and "all" in out and "oracle" in out

@@ -111,6 +111,9 @@ def _make_extractor(args: argparse.Namespace):
     for name in ("llm_url", "llm_model"):
         value = getattr(args, name, None)
         if value:
+            if args.predictor != "llm":
+                flag = "--" + name.replace("_", "-")
+                raise BlockdexError(f"{flag} applies only to --predictor llm")
             options[name] = value
     return Extractor(args.predictor, config=config, **options)
 

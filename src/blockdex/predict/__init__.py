@@ -8,10 +8,11 @@ Heavy predictors are registered as ``"module:Class"`` paths and imported only wh
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
-from blockdex.errors import UnknownPredictor
+from blockdex.errors import BlockdexError, UnknownPredictor
 from blockdex.page import Page, Selection
 
 
@@ -80,6 +81,7 @@ def get_predictor(name: str, **options: Any) -> Predictor:
                 factory = getattr(importlib.import_module(module_name), attr)
             except (ImportError, AttributeError) as exc:
                 raise UnknownPredictor(f"cannot load predictor {name!r}: {exc}") from None
+            _check_options(name, factory, options)
             return factory(**options)
         from blockdex.baselines import available_baselines
 
@@ -100,7 +102,32 @@ def get_predictor(name: str, **options: Any) -> Predictor:
         module_name, _, attr = factory.partition(":")
         factory = getattr(importlib.import_module(module_name), attr)
         _REGISTRY[name] = factory
+    _check_options(name, factory, options)
     return factory(**options)
+
+
+def _check_options(name: str, factory: Callable[..., Any], options: dict[str, Any]) -> None:
+    """A clear error, not a TypeError from deep inside, for options the predictor does not take
+    (``--llm-url`` with the content model, say)."""
+    if not options:
+        return
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # no signature to read: let the call decide
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    named = [
+        k
+        for k, p in params.items()
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    ]
+    unknown = [k for k in options if k not in named]
+    if unknown:
+        raise BlockdexError(
+            f"predictor {name!r} does not take {', '.join(map(repr, unknown))}"
+            f" (its options: {', '.join(named) or 'none'})"
+        )
 
 
 def predict_in_chunks(
