@@ -101,6 +101,11 @@ def test_options_of_another_predictor_are_an_error_not_a_traceback(capsys, data_
         Extractor(llm_url="http://127.0.0.1:9/v1").run("<p>A short page of prose.</p>")
 
 
+def test_the_oracle_without_ground_truth_says_why_it_kept_nothing(capsys, data_dir: Path) -> None:
+    code, _, err = run(capsys, "extract", str(data_dir / "article.html"), "-p", "oracle")
+    assert code == 0 and "the oracle keeps the blocks it is given and was given none" in err
+
+
 def test_methods_lists_predictors(capsys) -> None:
     code, out, _ = run(capsys, "methods")
     assert code == 0 and "all" in out and "oracle" in out
@@ -141,5 +146,7 @@ def test_limit_flags_reach_the_parser(capsys, tmp_path: Path) -> None:
     assert code == 0 and "Paragraph number 49" in out
     code, _, err = run(capsys, "extract", str(page), "--max-depth", "0")
     assert code == 1 and "--max-depth must be at least 1" in err
+    code, _, err = run(capsys, "blocks", str(page), "--max-nodes", "0")
+    assert code == 1 and "--max-nodes must be at least 1" in err  # the flag, not the field
     code, _, err = run(capsys, "extract", str(page), "--time-budget", "-1")
     assert code == 1 and "--time-budget" in err

@@ -82,6 +82,7 @@ def _config(args: argparse.Namespace):
     from blockdex.extract import ExtractConfig
     from blockdex.parse import DEFAULT_LIMITS
 
+    flags = {"max_input_bytes": "--max-bytes", "max_dom_nodes": "--max-nodes"}
     limits = {
         field: value
         for field, value in (
@@ -93,7 +94,8 @@ def _config(args: argparse.Namespace):
     }
     for field, value in limits.items():
         if value < 1:
-            raise BlockdexError(f"--{field.replace('_', '-')} must be at least 1, not {value}")
+            flag = flags.get(field, "--" + field.replace("_", "-"))
+            raise BlockdexError(f"{flag} must be at least 1, not {value}")
     config = ExtractConfig(parse=dataclasses.replace(DEFAULT_LIMITS, **limits))
     budget = args.time_budget
     if budget is not None:

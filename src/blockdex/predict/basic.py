@@ -35,6 +35,14 @@ class OraclePredictor:
         self.intervals = merge_intervals(ivs)
 
     def predict(self, page: Page, query: str | None = None) -> Selection:
+        if not self.intervals:
+            return Selection(
+                warnings=(
+                    "the oracle keeps the blocks it is given and was given none: it measures "
+                    "the segmentation ceiling in 'blockdex bench' (from the ground truth) and "
+                    "in tests; use --predictor content for a page's main content",
+                )
+            )
         present = set(page.indices())
         kept = [i for a, b in self.intervals for i in range(a, b + 1) if i in present]
         return Selection.from_indices(kept)
