@@ -106,6 +106,14 @@ def test_the_oracle_without_ground_truth_says_why_it_kept_nothing(capsys, data_d
     assert code == 0 and "the oracle keeps the blocks it is given and was given none" in err
 
 
+def test_no_comments_flag(capsys, data_dir: Path) -> None:
+    page = str(data_dir / "pages" / "open-thread.html")
+    code, out, _ = run(capsys, "extract", page, "--no-comments", "-f", "text")
+    assert code == 0 and "The floor is yours" in out and "salt trade" not in out
+    code, _, err = run(capsys, "extract", page, "--no-comments", "-q", "salt")
+    assert code == 1 and "--no-comments applies only to the main-content model" in err
+
+
 def test_methods_lists_predictors(capsys) -> None:
     code, out, _ = run(capsys, "methods")
     assert code == 0 and "all" in out and "oracle" in out

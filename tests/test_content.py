@@ -217,6 +217,37 @@ def test_known_misses_long_comment_thread_newsletter_box_and_caption() -> None:
     assert "leaves Eskholm harbour on its 07:10 crossing" in news
 
 
+def test_no_comments_drops_a_thread_the_model_keeps_and_keeps_the_post() -> None:
+    # A one-line post under sixteen long comments: the comments are the page's prose mass
+    # (the scrapinghub-aeb open-thread failure, benchmarks/NOTES.md)
+    html = (PAGES / "open-thread.html").read_text(encoding="utf-8")
+    sel = ContentPredictor(comments=False).predict(segment(html))
+    text = extract(html, output="text", predictor=ContentPredictor(comments=False))
+    assert "The floor is yours for the month" in text
+    for comment in ("salt trade", "lighthouse keeper", "short stories about train stations"):
+        assert comment not in text
+    assert "Leave a Reply" not in text and not sel.warnings
+
+
+def test_no_comments_keeps_a_page_that_is_all_discussion() -> None:
+    posts = "".join(
+        f'<div class="comment-body"><p class="author">user{i}</p><p>Post {i}: the pump '
+        f"stopped after the firmware update and only a full reset brought it back; "
+        f"here is what I tried, step by step, before it worked again.</p></div>"
+        for i in range(8)
+    )
+    html = (
+        "<html><head><title>Pump stops after update - Forum</title></head><body>"
+        f'<nav><a href="/">Forum</a> <a href="/new">New</a></nav><div id="discussion">{posts}'
+        "</div><footer>© Forum</footer></body></html>"
+    )
+    page = segment(html)
+    default = ContentPredictor().predict(page)
+    sel = ContentPredictor(comments=False).predict(page)
+    assert sel.indices == default.indices and "Post 5" in extract(html, output="text")
+    assert any("comment or discussion section" in w for w in sel.warnings)
+
+
 def test_words_of_scripts_without_spaces_are_their_characters() -> None:
     from blockdex.features import word_count
 

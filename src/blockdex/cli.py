@@ -117,6 +117,13 @@ def _make_extractor(args: argparse.Namespace):
                 flag = "--" + name.replace("_", "-")
                 raise BlockdexError(f"{flag} applies only to --predictor llm")
             options[name] = value
+    if getattr(args, "no_comments", False):
+        if args.predictor not in (None, "content") or getattr(args, "query", None):
+            raise BlockdexError(
+                "--no-comments applies only to the main-content model (no --query, no other"
+                " --predictor)"
+            )
+        options["comments"] = False
     return Extractor(args.predictor, config=config, **options)
 
 
@@ -324,6 +331,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_predictor_option(
         p, "how blocks are chosen; 'blockdex methods' lists them (default: the main-content model)"
+    )
+    p.add_argument(
+        "--no-comments",
+        action="store_true",
+        help="drop reader comments even where the model keeps them (a thread longer than its"
+        " post); a page that is all discussion (forum, Q&A) keeps it, with a warning",
     )
     p.add_argument(
         "--url", help="the page's URL, when reading a file (used for metadata and prompts)"

@@ -198,6 +198,13 @@ def _attr_masks(attrs: str) -> tuple[int, int]:
 _FAMILY_BITS = np.arange(len(ATTR_FAMILIES), dtype=np.int64)
 
 
+def in_family(blocks: Iterable[Block], family: str) -> np.ndarray:
+    """Per block, whether its class/id ancestry (``Block.attrs``: the element's and its nearest
+    ancestors' tokens) names ``family`` of :data:`ATTR_FAMILIES` — the ``attr_<family>`` column."""
+    bit = 1 << [name for name, _ in ATTR_FAMILIES].index(family)
+    return np.array([bool(_attr_masks(b.attrs)[0] & bit) for b in blocks], dtype=bool)
+
+
 def _family_word_table() -> list[tuple[int, str, str]] | None:
     """ATTR_FAMILIES as ``(family, mode, word)`` rows for the compiled matcher — mode ``whole``:
     the token is the word, ``prefix``: it starts with it, ``anywhere``: it contains it — or None

@@ -80,6 +80,9 @@ def method_names() -> dict[str, str]:
     out.update(BASELINE_DESCRIPTIONS)
     out.update(PEER_DESCRIPTIONS)
     out["oracle"] = "blocks aligned to the ground truth: the ceiling segmentation allows"
+    out["content-no-comments"] = (
+        "the main-content model with comment sections dropped (--no-comments)"
+    )
     return out
 
 
@@ -100,6 +103,11 @@ def make_method(name: str) -> Callable[[EvalPage], str]:
             return selection_text(seg, oracle_selection(seg, page.ground_truth or ""))
 
         return run_oracle
+    if name == "content-no-comments":
+        from blockdex.extract import Extractor
+
+        ex = Extractor("content", comments=False)
+        return lambda page: ex.extract(page.html, url=page.url, output="text")
     if name in _REGISTRY:
         from blockdex.extract import Extractor
 

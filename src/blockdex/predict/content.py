@@ -31,6 +31,7 @@ from blockdex.features import (
     block_features,
     block_groups,
     context_features,
+    in_family,
 )
 from blockdex.page import Page, Selection
 from blockdex.speedups import compiled
@@ -245,10 +246,17 @@ class ContentPredictor:
         model: str | Path | ContentModel | None = None,
         threshold: float | None = None,
         exact: bool = False,
+        comments: bool = True,
     ):
+        """``comments=False`` drops kept blocks inside comment sections (elements whose class/id
+        says comment, disqus, respond, reply, discussion…) — for readers of articles, who do not
+        want a reader thread the model kept (it keeps one when the thread outweighs the post).
+        On a forum or Q&A page the thread *is* the content: when every kept block is in such a
+        section, they stay, with a warning."""
         self.model = model if isinstance(model, ContentModel) else ContentModel.load(model)
         self.threshold = self.model.threshold if threshold is None else float(threshold)
         self.confident = None if exact else CONFIDENT
+        self.comments = comments
 
     def block_probabilities(self, page: Page) -> np.ndarray:
         """Per-block probability of being main content (used as a prior by query predictors)."""
@@ -274,7 +282,26 @@ class ContentPredictor:
                 f"no block looked like main content (best probability {probs.max():.2f} < "
                 f"{self.threshold:.2f}); use --predictor all to get the whole page",
             )
+        if not self.comments and keep.any():
+            keep, note = _without_comments(page, keep)
+            warnings += note
         ids = [b.index for b in page.blocks]
         indices = list(compress(ids, keep.tolist()))
         scores = dict(zip(ids, probs.tolist(), strict=True))  # the same floats as float(p)
         return Selection.from_indices(indices, scores=scores, warnings=warnings)
+
+
+def _without_comments(page: Page, keep: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
+    """``keep`` without the blocks inside comment sections, unless that would leave nothing."""
+    kept = np.flatnonzero(keep)
+    in_comments = in_family([page.blocks[i] for i in kept], "comment")
+    if not in_comments.any():
+        return keep, ()
+    if in_comments.all():
+        return keep, (
+            "every kept block is inside a comment or discussion section (a forum or Q&A "
+            "page?): kept them although comments were excluded",
+        )
+    out = keep.copy()
+    out[kept[in_comments]] = False
+    return out, ()
