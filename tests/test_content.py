@@ -202,6 +202,25 @@ def test_chinese_article_keeps_every_paragraph() -> None:
         assert boilerplate not in text
 
 
+def test_ad_slot_labels_between_paragraphs_are_dropped() -> None:
+    # the model alone keeps all three labels here (they sit between the paragraphs)
+    html = (
+        "<html><body><article><h1>Harbour news</h1><p>The ferry leaves Eskholm harbour at ten "
+        "past seven every morning, and the crossing takes forty minutes in calm weather.</p>"
+        "<p>Advertisement</p><p>Story continues below advertisement</p><p>In winter the "
+        "timetable changes and the first boat leaves at eight, the harbour master said on "
+        "Monday.</p><p>Sponsored content:</p></article></body></html>"
+    )
+    text = extract(html, output="text")
+    assert "ten past seven" in text and "harbour master said" in text
+    assert "dvertisement" not in text and "Sponsored" not in text
+    assert "Advertisement" not in text_of("recipe.html")
+    # a sentence that merely mentions an advertisement is prose, not a label
+    mention = "The advertisement ran for a week in the harbour paper before anyone noticed."
+    text = extract(html.replace("<p>Advertisement</p>", f"<p>{mention}</p>"), output="text")
+    assert mention in text
+
+
 def test_a_thread_under_a_two_paragraph_post_is_dropped() -> None:
     text = text_of("long-comments.html")
     assert "history of the Hanseatic League" in text
