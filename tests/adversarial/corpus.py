@@ -601,6 +601,7 @@ REGEX_PROBES: tuple[tuple[str, str, str, Callable[[], str | bytes]], ...] = (
     ("clean", "_STRING_LITERAL_RE", "findall", lambda: ('"' + "a" * 100 + "\n") * 10_000),
     ("segment", "_WS_RE", "findall", lambda: " \t\n" * 300_000 + "x"),
     ("segment", "_TOKEN_RE", "findall", lambda: "a." * 300_000),
+    ("segment", "_TOKEN_RE", "findall", lambda: "图a。é" * 150_000),
     ("segment", "_SENTENCE_END_RE", "split", lambda: (". " + " " * 100) * 5000),
     ("segment", "_SPACE_RE", "findall", lambda: " " * 500_000),
     ("segment", "_NEWLINE_RE", "findall", lambda: "\n" * 500_000),
@@ -622,6 +623,7 @@ REGEX_PROBES: tuple[tuple[str, str, str, Callable[[], str | bytes]], ...] = (
     ("features", "_DIGIT_RE", "findall", lambda: "1" * 500_000),
     ("features", "_WORD_UNIT_RE", "findall", lambda: "图a " * 200_000 + "é" * 300_000),
     ("evaluate.metrics", "_WORD_RE", "findall", lambda: "a " * 300_000),
+    ("predict.content", "_WORD_RE", "findall", lambda: "a " * 300_000),
     ("server", "_TAG_SPLIT_RE", "split", lambda: "<" * 300_000),
 )
 
