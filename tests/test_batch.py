@@ -176,6 +176,23 @@ def test_unknown_predictor_and_bad_settings_fail_before_starting(tmp_path):
         run_batch([str(DATA / "pages")], tmp_path / "o2", _cfg(write="csv"), progress=False)
 
 
+def test_no_comments_reaches_the_workers_and_the_manifest(tmp_path):
+    from blockdex.cli import main
+
+    pages = tmp_path / "in"
+    pages.mkdir()
+    (pages / "thread.html").write_bytes((DATA / "pages" / "open-thread.html").read_bytes())
+    out = tmp_path / "out"
+    rc = main(["batch", str(pages), "--out", str(out), "--quiet", "-j", "1", "--no-comments"])
+    (record,) = read_records(out)
+    assert rc == 0 and "The floor is yours" in record["content"]
+    assert "salt trade" not in record["content"]
+    with pytest.raises(BlockdexError, match="comments"):  # the setting is part of the run
+        run_batch([str(pages)], out, _cfg(), resume=True, progress=False)
+    with pytest.raises(BlockdexError, match="--no-comments applies only"):
+        run_batch([str(pages)], tmp_path / "o", _cfg(comments=False, query="x"), progress=False)
+
+
 def test_existing_output_needs_resume_and_same_settings(tmp_path):
     out = tmp_path / "out"
     run_batch([str(DATA / "pages")], out, _cfg(), progress=False)

@@ -71,6 +71,8 @@ class BatchConfig:
     predictor: str | None = None
     include_blocks: bool = False
     """Also store the kept blocks (index, tag, text, score) in each record."""
+    comments: bool = True
+    """False: drop reader comments the main-content model keeps (``--no-comments``)."""
     max_tasks_per_worker: int = 2000
     """Replace a worker after this many pages, bounding slow memory growth of long runs."""
 
@@ -363,7 +365,7 @@ def _worker_main(conn: Connection, cfg: BatchConfig) -> None:
     _limit_memory(cfg.memory_limit_mb)
     from blockdex.extract import Extractor
 
-    extractor = Extractor(cfg.predictor)
+    extractor = Extractor(cfg.predictor, **({} if cfg.comments else {"comments": False}))
     # Load models now, so that the first page's time limit is not spent on start-up.
     extract_record(extractor, PageInput("warm-up", "", html=WARM_UP_PAGE), cfg)
     conn.send(("ready", None))
@@ -589,7 +591,10 @@ def read_records(out_dir: str | Path) -> Iterator[dict[str, Any]]:
 
 def _manifest(specs: Sequence[str], cfg: BatchConfig) -> dict[str, Any]:
     keep = ("part_size", "output", "write", "query", "predictor", "include_blocks")
-    return {"inputs": list(specs), **{k: v for k, v in asdict(cfg).items() if k in keep}}
+    manifest = {"inputs": list(specs), **{k: v for k, v in asdict(cfg).items() if k in keep}}
+    if not cfg.comments:  # only then, so that runs written before the option still resume
+        manifest["comments"] = False
+    return manifest
 
 
 def _finished_parts(out_dir: Path, write: str) -> set[int]:
@@ -617,6 +622,11 @@ def run_batch(
         )
     if cfg.part_size < 1:
         raise BlockdexError("--part-size must be at least 1")
+    if not cfg.comments and (cfg.predictor not in (None, "content") or cfg.query):
+        raise BlockdexError(
+            "--no-comments applies only to the main-content model (no --query, no other"
+            " --predictor)"
+        )
     if cfg.predictor is not None and ":" not in cfg.predictor:
         from blockdex.predict import available_predictors, get_predictor
 
@@ -718,6 +728,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         query=args.query,
         predictor=args.predictor,
         include_blocks=args.blocks,
+        comments=not args.no_comments,
     )
     summary = run_batch(args.inputs, args.out, cfg, resume=args.resume, progress=not args.quiet)
     print(f"blockdex batch: {summary.describe()} -> {args.out}", file=sys.stderr)
@@ -792,6 +803,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=f"pages per output part (default {defaults.part_size})",
     )
     p.add_argument("--blocks", action="store_true", help="store the kept blocks in each record")
+    p.add_argument(
+        "--no-comments",
+        action="store_true",
+        help="drop reader comments the main-content model keeps (see 'blockdex extract --help')",
+    )
     p.add_argument(
         "--resume",
         action="store_true",
