@@ -35,7 +35,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from blockdex.cliargs import add_predictor_option
+from blockdex.cliargs import add_no_comments_option, add_predictor_option, check_no_comments
 from blockdex.errors import BlockdexError, MissingExtra
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz")
@@ -622,11 +622,8 @@ def run_batch(
         )
     if cfg.part_size < 1:
         raise BlockdexError("--part-size must be at least 1")
-    if not cfg.comments and (cfg.predictor not in (None, "content") or cfg.query):
-        raise BlockdexError(
-            "--no-comments applies only to the main-content model (no --query, no other"
-            " --predictor)"
-        )
+    if not cfg.comments:
+        check_no_comments(cfg.predictor, cfg.query)
     if cfg.predictor is not None and ":" not in cfg.predictor:
         from blockdex.predict import available_predictors, get_predictor
 
@@ -803,11 +800,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=f"pages per output part (default {defaults.part_size})",
     )
     p.add_argument("--blocks", action="store_true", help="store the kept blocks in each record")
-    p.add_argument(
-        "--no-comments",
-        action="store_true",
-        help="drop reader comments the main-content model keeps (see 'blockdex extract --help')",
-    )
+    add_no_comments_option(p)
     p.add_argument(
         "--resume",
         action="store_true",

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from blockdex.cliargs import add_predictor_option
+from blockdex.cliargs import add_no_comments_option, add_predictor_option, check_no_comments
 from blockdex.errors import BlockdexError, EmptyInput
 
 # Modules that add sub-commands (each defines register(subparsers)).
@@ -118,11 +118,7 @@ def _make_extractor(args: argparse.Namespace):
                 raise BlockdexError(f"{flag} applies only to --predictor llm")
             options[name] = value
     if getattr(args, "no_comments", False):
-        if args.predictor not in (None, "content") or getattr(args, "query", None):
-            raise BlockdexError(
-                "--no-comments applies only to the main-content model (no --query, no other"
-                " --predictor)"
-            )
+        check_no_comments(args.predictor, getattr(args, "query", None))
         options["comments"] = False
     return Extractor(args.predictor, config=config, **options)
 
@@ -332,12 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_predictor_option(
         p, "how blocks are chosen; 'blockdex methods' lists them (default: the main-content model)"
     )
-    p.add_argument(
-        "--no-comments",
-        action="store_true",
-        help="drop reader comments even where the model keeps them (a thread longer than its"
-        " post); a page that is all discussion (forum, Q&A) keeps it, with a warning",
-    )
+    add_no_comments_option(p)
     p.add_argument(
         "--url", help="the page's URL, when reading a file (used for metadata and prompts)"
     )

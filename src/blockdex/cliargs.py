@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from blockdex.errors import BlockdexError
+
 
 def add_predictor_option(p: argparse.ArgumentParser, help: str) -> None:
     """``-p/--predictor/--method NAME``: which predictor or classic method chooses the blocks."""
@@ -16,3 +18,22 @@ def add_predictor_option(p: argparse.ArgumentParser, help: str) -> None:
         metavar="NAME",
         help=help,
     )
+
+
+def add_no_comments_option(p: argparse.ArgumentParser) -> None:
+    """``--no-comments``: drop reader comments the main-content model keeps."""
+    p.add_argument(
+        "--no-comments",
+        action="store_true",
+        help="drop reader comments even where the model keeps them (a thread longer than its"
+        " post); a page that is all discussion (forum, Q&A) keeps it, with a warning",
+    )
+
+
+def check_no_comments(predictor: str | None, query: str | None) -> None:
+    """``--no-comments`` is an option of the main-content model: refuse it with any other."""
+    if predictor not in (None, "content") or query:
+        raise BlockdexError(
+            "--no-comments applies only to the main-content model (no --query, no other"
+            " --predictor)"
+        )
