@@ -21,6 +21,9 @@ from blockdex.server import ConcurrencyLimiter, Metrics, ServerConfig, serve_in_
 
 DATA = Path(__file__).parent / "data"
 ARTICLE = (DATA / "article.html").read_text(encoding="utf-8")
+# A one-line post under a long comment thread: the model keeps the thread (tests/test_content.py)
+THREAD = (DATA / "pages" / "open-thread.html").read_text(encoding="utf-8")
+POST, COMMENT = "The floor is yours for the month", "salt trade"
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"
 
 # A page whose main content holds a link, next to a navigation list of links.
@@ -63,6 +66,8 @@ class SiteHandler(http.server.BaseHTTPRequestHandler):
         html = "text/html; charset=utf-8"
         if path == "/article.html":
             self._send(200, ARTICLE.encode(), html)
+        elif path == "/thread.html":
+            self._send(200, THREAD.encode(), html)
         elif path == "/linked.html":
             self._send(200, LINKED.encode(), html)
         elif path == "/slow.html":
@@ -201,6 +206,53 @@ def test_batch(api: httpx.Client) -> None:
     assert results[1]["error"] == "unsafe_url"
     assert results[2]["error"] == "unsupported_format"
     assert results[3]["error"] == "invalid_request"
+
+
+def test_comments_false(api: httpx.Client) -> None:
+    kept = api.post("/v1/extract", json={"html": THREAD, "format": "text"}).json()["content"]
+    assert POST in kept and COMMENT in kept
+    body = api.post(
+        "/v1/extract", json={"html": THREAD, "format": "text", "comments": False}
+    ).json()
+    assert POST in body["content"] and COMMENT not in body["content"]
+    raw = api.post(
+        "/v1/extract?format=text&comments=0",
+        content=THREAD.encode(),
+        headers={"content-type": "text/html; charset=utf-8"},
+    ).json()
+    assert raw["content"] == body["content"]
+    batch = api.post(
+        "/v1/extract/batch",
+        json={"format": "text", "comments": False, "pages": [{"html": THREAD}]},
+    ).json()["results"]
+    assert batch[0]["content"] == body["content"]
+
+
+def test_comments_false_refusals(api: httpx.Client) -> None:
+    for extra in ({"query": "salt"}, {"method": "heuristic"}):
+        detail = _assert_error(
+            api.post("/v1/extract", json={"html": THREAD, "comments": False, **extra}),
+            400,
+            "invalid_request",
+        )["detail"]
+        assert detail.startswith("'comments': false applies only to the main-content model")
+    _assert_error(
+        api.post("/v1/extract", json={"html": THREAD, "comments": "no"}), 400, "invalid_request"
+    )
+    _assert_error(
+        api.post(
+            "/v1/extract?comments=maybe",
+            content=THREAD.encode(),
+            headers={"content-type": "text/html"},
+        ),
+        400,
+        "invalid_request",
+    )
+    _assert_error(
+        api.get("/v1/proxy", params={"url": "https://example.org/", "comments": "2"}),
+        400,
+        "invalid_request",
+    )
 
 
 def test_batch_limits(api: httpx.Client) -> None:
@@ -369,6 +421,17 @@ def test_explorer_form(api: httpx.Client) -> None:
     assert error.status_code == 400 and 'class="error"' in error.text
 
 
+def test_explorer_drops_comments_when_asked(api: httpx.Client) -> None:
+    form = {"html": THREAD, "url": "", "query": "", "method": ""}
+    kept = api.post("/", data=form)
+    assert kept.status_code == 200 and 'name="no_comments" type="checkbox" value="1">' in kept.text
+    dropped = api.post("/", data={**form, "no_comments": "1"})
+    assert dropped.status_code == 200 and 'value="1" checked>' in dropped.text
+    assert dropped.text.count('class="block kept"') < kept.text.count('class="block kept"')
+    refused = api.post("/", data={**form, "query": "salt", "no_comments": "1"})
+    assert refused.status_code == 400 and "applies only to the main-content model" in refused.text
+
+
 def test_explain_fragment(api: httpx.Client) -> None:
     resp = api.post("/v1/explain", json={"html": ARTICLE, "method": "heuristic"})
     assert resp.status_code == 200 and resp.headers["content-type"].startswith("text/html")
@@ -439,6 +502,13 @@ def test_proxy_markdown_with_query(local: httpx.Client, site: str) -> None:
     assert resp.headers["content-type"].startswith("text/markdown")
     assert "At slack water" in resp.text  # the section under that heading
     assert "seagull42" not in resp.text
+
+
+def test_proxy_without_comments(local: httpx.Client, site: str) -> None:
+    params = {"url": f"{site}/thread.html", "format": "markdown"}
+    assert COMMENT in local.get("/v1/proxy", params=params).text
+    out = local.get("/v1/proxy", params={**params, "comments": "0"}).text
+    assert POST in out and COMMENT not in out
 
 
 def test_extract_url_from_local_site(local: httpx.Client, site: str) -> None:

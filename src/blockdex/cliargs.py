@@ -30,10 +30,19 @@ def add_no_comments_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-def check_no_comments(predictor: str | None, query: str | None) -> None:
-    """``--no-comments`` is an option of the main-content model: refuse it with any other."""
-    if predictor not in (None, "content") or query:
+def check_no_comments(
+    predictor: str | None,
+    query: str | None,
+    *,
+    option: str = "--no-comments",
+    query_name: str = "--query",
+    method_name: str = "--predictor",
+) -> None:
+    """``--no-comments`` is an option of the main-content model: refuse it with any other.
+
+    The names are those the caller's users see (the HTTP service says ``'comments': false``)."""
+    if predictor not in (None, "content") or (query and query.strip()):
         raise BlockdexError(
-            "--no-comments applies only to the main-content model (no --query, no other"
-            " --predictor)"
+            f"{option} applies only to the main-content model (no {query_name}, no other"
+            f" {method_name})"
         )

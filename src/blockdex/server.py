@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import dataclasses
 import html as html_lib
 import json
 import logging
@@ -38,6 +39,7 @@ from string import Template
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
+from blockdex.cliargs import check_no_comments
 from blockdex.errors import BlockdexError, MissingExtra, UnsupportedFormat
 
 if TYPE_CHECKING:
@@ -288,6 +290,8 @@ class ExtractRequest:
     method: str | None = None
     blocks: bool = False
     content_type: str | None = None
+    comments: bool = True
+    """False: drop reader comments the main-content model keeps (``blockdex --no-comments``)."""
 
 
 def _optional_str(payload: dict[str, Any], name: str) -> str | None:
@@ -297,6 +301,16 @@ def _optional_str(payload: dict[str, Any], name: str) -> str | None:
     if not isinstance(value, str):
         raise RequestError(400, "invalid_request", f"'{name}' must be a string")
     return value
+
+
+def query_flag(value: str, name: str) -> bool:
+    """A true/false option given in a query string (``?comments=0``)."""
+    low = value.strip().lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off"):
+        return False
+    raise RequestError(400, "invalid_request", f"'{name}' must be true or false, not {value!r}")
 
 
 def parse_extract_request(payload: Any, defaults: dict[str, Any] | None = None) -> ExtractRequest:
@@ -327,14 +341,26 @@ def parse_extract_request(payload: Any, defaults: dict[str, Any] | None = None) 
     blocks = merged.get("blocks", False)
     if not isinstance(blocks, bool):
         raise RequestError(400, "invalid_request", "'blocks' must be true or false")
+    comments = merged.get("comments", True)
+    if not isinstance(comments, bool):
+        raise RequestError(400, "invalid_request", "'comments' must be true or false")
+    query = _optional_str(merged, "query")
+    if not comments:
+        try:
+            check_no_comments(
+                method, query, option="'comments': false", query_name="query", method_name="method"
+            )
+        except BlockdexError as exc:
+            raise RequestError(400, "invalid_request", exc.message) from None
     return ExtractRequest(
         html=html,
         url=url,
         base_url=_optional_str(merged, "base_url"),
-        query=_optional_str(merged, "query"),
+        query=query,
         format=fmt,
         method=method,
         blocks=blocks,
+        comments=comments,
     )
 
 
@@ -346,14 +372,17 @@ class ThreadExtractors(threading.local):
     per thread; no predictor object is shared between threads)."""
 
     def __init__(self) -> None:
-        self.cache: dict[str | None, Extractor] = {}
+        self.cache: dict[tuple[str | None, bool], Extractor] = {}
 
-    def get(self, name: str | None) -> Extractor:
-        if name not in self.cache:
+    def get(self, name: str | None, comments: bool = True) -> Extractor:
+        """The extractor of predictor ``name``; ``comments=False`` is the main-content model
+        that drops reader comments (refused for other predictors by the request check)."""
+        key = (name, comments)
+        if key not in self.cache:
             from blockdex.extract import Extractor
 
-            self.cache[name] = Extractor(name)
-        return self.cache[name]
+            self.cache[key] = Extractor(name, **({} if comments else {"comments": False}))
+        return self.cache[key]
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,7 +418,7 @@ def explain_request(
         query=req.query,
         url=url,
         content_type=ctype,
-        extractor_for=extractors.get,
+        extractor_for=lambda name: extractors.get(name, req.comments),
     )
     timings.update(explanation.timings)
     return PageResult(explanation, data, url, ctype, timings)
@@ -727,16 +756,13 @@ class BlockdexServer:
         if ctype in ("text/html", "application/xhtml+xml", "application/octet-stream"):
             # the raw page as the body; options in the query string
             body = await self.read_body(request)
-            params = {k: v for k, v in request.query_params.items() if k != "blocks"}
+            params: dict[str, Any] = dict(request.query_params.items())
+            for name in ("blocks", "comments"):
+                if name in params:
+                    params[name] = query_flag(params[name], name)
             req = parse_extract_request({**params, "html": ""})
-            req = ExtractRequest(
-                html=body,
-                base_url=req.base_url,
-                query=req.query,
-                format=req.format,
-                method=req.method,
-                blocks=request.query_params.get("blocks", "").lower() in ("1", "true"),
-                content_type=request.headers.get("content-type"),
+            req = dataclasses.replace(
+                req, html=body, content_type=request.headers.get("content-type")
             )
         else:
             req = parse_extract_request(await self.read_json(request))
@@ -760,7 +786,9 @@ class BlockdexServer:
                 "batch_too_large",
                 f"{len(pages)} pages is over the batch limit of {self.config.max_batch}",
             )
-        defaults = {k: payload[k] for k in ("query", "format", "method") if k in payload}
+        defaults = {
+            k: payload[k] for k in ("query", "format", "method", "comments") if k in payload
+        }
         items: list[ExtractRequest | BlockdexError] = []
         for page in pages:
             try:
@@ -790,7 +818,12 @@ class BlockdexServer:
                 f"the proxy returns html or markdown, not {fmt!r} (use /v1/extract for others)"
             )
         req = parse_extract_request(
-            {"url": url, "query": params.get("query"), "method": params.get("method")}
+            {
+                "url": url,
+                "query": params.get("query"),
+                "method": params.get("method"),
+                "comments": query_flag(params.get("comments", "1"), "comments"),
+            }
         )
         retain = params.get("links", "0").lower() in ("1", "true", "yes")
 
@@ -836,6 +869,7 @@ class BlockdexServer:
             url=_attr(fields.get("url", "")),
             query=_attr(fields.get("query", "")),
             methods="".join(options),
+            no_comments=" checked" if fields.get("no_comments") else "",
             result=result,
         )
 
@@ -851,6 +885,8 @@ class BlockdexServer:
             fields = await self.read_form(request)
             payload = {k: v for k, v in fields.items() if v.strip()}
             payload.pop("submit", None)
+            if payload.pop("no_comments", None):
+                payload["comments"] = False
             req = parse_extract_request(payload)
 
             def job() -> str:
