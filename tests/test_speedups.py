@@ -662,7 +662,7 @@ _wordy = st.lists(
 def test_compiled_word_counts_equal_python(texts: list[str], title: str) -> None:
     blocks = tuple(Block(index=i, tag="p", html=t, text=t) for i, t in enumerate(texts))
     stops = features_module.stopwords()
-    title_words = set(features_module._WORD_RE.findall(title.lower()))
+    title_words = set(features_module.WORD_RE.findall(title.lower()))
     fast = features_module._block_columns(blocks, stops, title_words)
     with pytest.MonkeyPatch.context() as m:
         m.setattr(features_module, "compiled", None)
@@ -690,7 +690,7 @@ def test_one_compiled_call_after_the_columns_equals_python(
     for page_data in load_dataset("scrapinghub-aeb", limit=30):
         page = segment_module.segment_document(clean_document(parse_html(page_data.html)))
         blocks = page.blocks
-        title_words = set(f._WORD_RE.findall(page.title.lower())) if page.title else set()
+        title_words = set(f.WORD_RE.findall(page.title.lower())) if page.title else set()
         cols = f._block_columns(blocks, f.stopwords(), title_words)
         path_ids, path_of, attr_ids, attr_of = f._path_attr_ids(blocks)
         path_rows = np.empty((len(path_ids), len(f.PATH_TAGS)), dtype=np.float32)

@@ -145,7 +145,8 @@ _PUNCT_CODES = np.array([ord(c) for c in ".,;:!?。，；：！？"], dtype=np.u
 _PUNCT_TABLE = np.zeros(0x10000, dtype=bool)  # by code point; all marks are below U+FFFF
 _PUNCT_TABLE[_PUNCT_CODES] = True
 _HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
-_WORD_RE = re.compile(r"\w+", re.U)
+WORD_RE = re.compile(r"\w+", re.U)
+"""A word for the features (and the predictor's ad-label match): a run of word characters."""
 _DIGIT_RE = re.compile(r"\d")
 _SENT_END = (".", "!", "?", ":", '"', "”", "»", "。", "！", "？", ")")
 _WORD_UNIT_RE = re.compile(f"[{CJK_CLASS}]|[^\\s{CJK_CLASS}]+")
@@ -427,7 +428,7 @@ def block_features(page: Page) -> np.ndarray:
     if n == 0:
         return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32)
     stops = stopwords()
-    title_words = set(_WORD_RE.findall(page.title.lower())) if page.title else set()
+    title_words = set(WORD_RE.findall(page.title.lower())) if page.title else set()
     cols = _block_columns(blocks, stops, title_words)
     # Tag-path and class/id vectors repeat within a page: compute each distinct one once.
     path_ids, path_of, attr_ids, attr_of = _path_attr_ids(blocks)

@@ -14,7 +14,6 @@ array operations regardless of the number of trees.
 from __future__ import annotations
 
 import json
-import re
 from functools import lru_cache
 from importlib import resources
 from itertools import compress
@@ -29,6 +28,7 @@ from blockdex.features import (
     FEATURE_NAMES,
     PROB_SCOPE_LEVELS,
     PROB_WINDOWS,
+    WORD_RE,
     block_features,
     block_groups,
     context_features,
@@ -62,7 +62,6 @@ AD_LABELS = frozenset(
 them when they sit between paragraphs; of 180 such blocks on the training pages, none is
 content in the ground truth, so the predictor drops them (a reader never wants the line)."""
 _LABEL_MAX_CHARS = max(map(len, AD_LABELS)) + 8
-_WORD_RE = re.compile(r"\w+")
 FALLBACK_THRESHOLD = 0.5
 """When no block reaches the model's threshold, blocks at or above this are kept instead."""
 CONFIDENT = (0.03, 0.97)
@@ -339,7 +338,7 @@ def _without_ad_labels(page: Page, keep: np.ndarray) -> np.ndarray:
     out = keep
     for i in np.flatnonzero(keep).tolist():
         text = blocks[i].text
-        if len(text) <= _LABEL_MAX_CHARS and " ".join(_WORD_RE.findall(text.lower())) in AD_LABELS:
+        if len(text) <= _LABEL_MAX_CHARS and " ".join(WORD_RE.findall(text.lower())) in AD_LABELS:
             if out is keep:
                 out = keep.copy()
             out[i] = False
