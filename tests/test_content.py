@@ -228,49 +228,51 @@ def test_a_thread_under_a_two_paragraph_post_is_dropped() -> None:
         assert comment not in text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known misses (benchmarks/NOTES.md): a comment thread longer than its post is kept as "
-    "the page's main prose (--no-comments drops it); a newsletter box inside an article is kept "
-    "and a figure caption dropped; a three-word 'Rate this recipe' line between the method and "
-    "the star widget is kept (0.62 with the model retrained in the thirteenth session; the "
-    "previous draw dropped it). Strict: when this passes, the limitations are fixed and the mark "
-    "must go.",
-)
-def test_known_misses_long_comment_thread_newsletter_box_and_caption() -> None:
+def test_an_open_thread_keeps_its_one_line_post_and_drops_the_comments() -> None:
+    # Sixteen long comments outweigh the post ten to one. The thirteenth session's model kept
+    # them as the page's prose (a known miss then); the fourteenth session's drops them.
     thread = text_of("open-thread.html")
     assert "The floor is yours for the month" in thread
-    assert "salt trade" not in thread
+    for comment in ("salt trade", "lighthouse keeper", "short stories about train stations"):
+        assert comment not in thread
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known misses (benchmarks/NOTES.md): a newsletter box inside an article keeps its "
+    "'Sign up to our free newsletter.' line (its heading is dropped); a figure caption is "
+    "dropped (the training sets' annotators drop captions); a three-word 'Rate this recipe' "
+    "line between the method and the star widget is kept (0.69 with the fourteenth session's "
+    "model; an earlier draw dropped it). Strict: when this passes, the limitations are fixed "
+    "and the mark must go.",
+)
+def test_known_misses_newsletter_box_caption_and_rating_line() -> None:
     news = text_of("news.html")
     assert "Get the Courier every morning" not in news
+    assert "Sign up to our free newsletter" not in news
     assert "leaves Eskholm harbour on its 07:10 crossing" in news
     assert "Rate this recipe" not in text_of("recipe.html")
 
 
-def test_no_comments_drops_a_thread_the_model_keeps_and_keeps_the_post() -> None:
-    # A one-line post under sixteen long comments: the comments are the page's prose mass
-    # (the scrapinghub-aeb open-thread failure, benchmarks/NOTES.md)
+def test_no_comments_drops_kept_comment_blocks_and_keeps_the_post() -> None:
+    # A one-line post under sixteen long comments (the scrapinghub-aeb open-thread page,
+    # benchmarks/NOTES.md). Whether the model keeps the thread depends on its training draw
+    # (the thirteenth session's kept it, the fourteenth's drops it), so the filter is tested
+    # with every block kept (threshold 0): what --no-comments removes is then visible.
     html = (PAGES / "open-thread.html").read_text(encoding="utf-8")
-    sel = ContentPredictor(comments=False).predict(segment(html))
-    text = extract(html, output="text", predictor=ContentPredictor(comments=False))
-    assert "The floor is yours for the month" in text
+    everything = extract(html, output="text", predictor=ContentPredictor(threshold=0.0))
+    no_comments = ContentPredictor(threshold=0.0, comments=False)
+    sel = no_comments.predict(segment(html))
+    text = extract(html, output="text", predictor=no_comments)
     for comment in ("salt trade", "lighthouse keeper", "short stories about train stations"):
-        assert comment not in text
-    assert "Leave a Reply" not in text and not sel.warnings
+        assert comment in everything and comment not in text
+    assert "Leave a Reply" in everything and "Leave a Reply" not in text
+    assert "The floor is yours for the month" in text and not sel.warnings
 
 
 def test_no_comments_keeps_a_page_that_is_all_discussion() -> None:
-    posts = "".join(
-        f'<div class="comment-body"><p class="author">user{i}</p><p>Post {i}: the pump '
-        f"stopped after the firmware update and only a full reset brought it back; "
-        f"here is what I tried, step by step, before it worked again.</p></div>"
-        for i in range(8)
-    )
-    html = (
-        "<html><head><title>Pump stops after update - Forum</title></head><body>"
-        f'<nav><a href="/">Forum</a> <a href="/new">New</a></nav><div id="discussion">{posts}'
-        "</div><footer>© Forum</footer></body></html>"
-    )
+    # eight posts, each in a comment-named element inside id="discussion"
+    html = (PAGES / "all-discussion.html").read_text(encoding="utf-8")
     page = segment(html)
     default = ContentPredictor().predict(page)
     sel = ContentPredictor(comments=False).predict(page)

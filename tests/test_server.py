@@ -21,9 +21,16 @@ from blockdex.server import ConcurrencyLimiter, Metrics, ServerConfig, serve_in_
 
 DATA = Path(__file__).parent / "data"
 ARTICLE = (DATA / "article.html").read_text(encoding="utf-8")
-# A one-line post under a long comment thread: the model keeps the thread (tests/test_content.py)
-THREAD = (DATA / "pages" / "open-thread.html").read_text(encoding="utf-8")
-POST, COMMENT = "The floor is yours for the month", "salt trade"
+# Eight forum posts, each in a comment-named element: with comments excluded the main-content
+# model keeps them anyway and says so, whatever its training draw keeps of an article's comments
+THREAD = (DATA / "pages" / "all-discussion.html").read_text(encoding="utf-8")
+KEPT_ANYWAY = "every kept block is inside a comment or discussion section"
+
+
+def _warned(body: dict) -> bool:
+    return any(KEPT_ANYWAY in w for w in body.get("warnings", []))
+
+
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"
 
 # A page whose main content holds a link, next to a navigation list of links.
@@ -209,27 +216,27 @@ def test_batch(api: httpx.Client) -> None:
 
 
 def test_comments_false(api: httpx.Client) -> None:
-    kept = api.post("/v1/extract", json={"html": THREAD, "format": "text"}).json()["content"]
-    assert POST in kept and COMMENT in kept
+    default = api.post("/v1/extract", json={"html": THREAD, "format": "text"}).json()
+    assert "Post 5" in default["content"] and not _warned(default)
     body = api.post(
         "/v1/extract", json={"html": THREAD, "format": "text", "comments": False}
     ).json()
-    assert POST in body["content"] and COMMENT not in body["content"]
+    assert body["content"] == default["content"] and _warned(body)
     raw = api.post(
         "/v1/extract?format=text&comments=0",
         content=THREAD.encode(),
         headers={"content-type": "text/html; charset=utf-8"},
     ).json()
-    assert raw["content"] == body["content"]
+    assert raw["content"] == body["content"] and _warned(raw)
     batch = api.post(
         "/v1/extract/batch",
-        json={"format": "text", "comments": False, "pages": [{"html": THREAD}]},
+        json={"format": "text", "comments": False, "pages": [{"html": THREAD}, {"html": ARTICLE}]},
     ).json()["results"]
-    assert batch[0]["content"] == body["content"]
+    assert _warned(batch[0]) and not _warned(batch[1])
 
 
 def test_comments_false_refusals(api: httpx.Client) -> None:
-    for extra in ({"query": "salt"}, {"method": "heuristic"}):
+    for extra in ({"query": "pump"}, {"method": "heuristic"}):
         detail = _assert_error(
             api.post("/v1/extract", json={"html": THREAD, "comments": False, **extra}),
             400,
@@ -421,14 +428,15 @@ def test_explorer_form(api: httpx.Client) -> None:
     assert error.status_code == 400 and 'class="error"' in error.text
 
 
-def test_explorer_drops_comments_when_asked(api: httpx.Client) -> None:
+def test_explorer_passes_no_comments_on(api: httpx.Client) -> None:
     form = {"html": THREAD, "url": "", "query": "", "method": ""}
     kept = api.post("/", data=form)
     assert kept.status_code == 200 and 'name="no_comments" type="checkbox" value="1">' in kept.text
+    assert KEPT_ANYWAY not in kept.text
     dropped = api.post("/", data={**form, "no_comments": "1"})
     assert dropped.status_code == 200 and 'value="1" checked>' in dropped.text
-    assert dropped.text.count('class="block kept"') < kept.text.count('class="block kept"')
-    refused = api.post("/", data={**form, "query": "salt", "no_comments": "1"})
+    assert KEPT_ANYWAY in dropped.text
+    refused = api.post("/", data={**form, "query": "pump", "no_comments": "1"})
     assert refused.status_code == 400 and "applies only to the main-content model" in refused.text
 
 
@@ -506,9 +514,10 @@ def test_proxy_markdown_with_query(local: httpx.Client, site: str) -> None:
 
 def test_proxy_without_comments(local: httpx.Client, site: str) -> None:
     params = {"url": f"{site}/thread.html", "format": "markdown"}
-    assert COMMENT in local.get("/v1/proxy", params=params).text
-    out = local.get("/v1/proxy", params={**params, "comments": "0"}).text
-    assert POST in out and COMMENT not in out
+    out = local.get("/v1/proxy", params={**params, "comments": "0"})
+    assert out.status_code == 200 and "Post 5" in out.text
+    refused = local.get("/v1/proxy", params={**params, "comments": "0", "query": "pump"})
+    assert "applies only to the main-content model" in _assert_error(refused, 400)["detail"]
 
 
 def test_extract_url_from_local_site(local: httpx.Client, site: str) -> None:

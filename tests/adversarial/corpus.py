@@ -623,6 +623,7 @@ REGEX_PROBES: tuple[tuple[str, str, str, Callable[[], str | bytes]], ...] = (
     ("features", "_DIGIT_RE", "findall", lambda: "1" * 500_000),
     ("features", "_WORD_UNIT_RE", "findall", lambda: "图a " * 200_000 + "é" * 300_000),
     ("evaluate.metrics", "_WORD_RE", "findall", lambda: "a " * 300_000),
+    ("evaluate.align", "_ALIGN_WORD_RE", "findall", lambda: "图a，é " * 150_000),
     ("server", "_TAG_SPLIT_RE", "split", lambda: "<" * 300_000),
 )
 

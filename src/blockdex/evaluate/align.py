@@ -1,19 +1,32 @@
-"""Block labels from ground-truth text: which of blockdex's blocks hold the main content.
+r"""Block labels from ground-truth text: which of blockdex's blocks hold the main content.
 
 A block is labelled *content* when most of its word 3-grams occur in the ground truth (for
 blocks of fewer than three words: when its words occur there as a contiguous run and a
 neighbouring block is content, so a lone "Home" or "Share" matching a word of the article is not
 taken). The selection of content blocks rendered as text gives the *oracle* score: the ceiling
 that segmentation allows any index predictor on that page.
+
+Words are those of the token metric (lower-cased ``\w+``), except that each Chinese or Japanese
+character is a word of its own (:mod:`blockdex.cjk`): a run of ideographs has no spaces, so to
+``\w+`` a chapter title or a whole clause is one "word", every block of a list of such titles
+is "short" and none has the long neighbour a short block needs.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from blockdex.evaluate.metrics import word_tokens
+from blockdex.cjk import CJK_CLASS
 from blockdex.page import Page, Selection
+
+_ALIGN_WORD_RE = re.compile(rf"[{CJK_CLASS}]|[^\W{CJK_CLASS}]+")
+
+
+def align_tokens(text: str | None) -> list[str]:
+    r"""Lower-cased ``\w+`` words, each CJK character a word of its own."""
+    return _ALIGN_WORD_RE.findall(text.lower()) if text else []
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,13 +46,13 @@ def _ngrams(tokens: Sequence[str], n: int) -> list[tuple[str, ...]]:
 
 def block_labels(page: Page, ground_truth: str, cfg: AlignConfig = DEFAULT_ALIGN) -> list[float]:
     """Per block, the share of its 3-grams found in ``ground_truth`` (1.0/0.0 for short blocks)."""
-    gt = word_tokens(ground_truth)
+    gt = align_tokens(ground_truth)
     gt3 = set(_ngrams(gt, 3))
     gt_small = set(gt) | set(_ngrams(gt, 2))
     scores: list[float] = []
     short: list[int] = []
     for pos, block in enumerate(page.blocks):
-        toks = word_tokens(block.text)
+        toks = align_tokens(block.text)
         if not toks:
             scores.append(0.0)
             continue
