@@ -25,5 +25,10 @@ stays one block while a 200-token budget splits an English one."""
 CJK_CLASS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in CJK_RANGES)
 """The ranges as the inside of a regular-expression character class."""
 
+WORD_PATTERN = f"[{CJK_CLASS}]|[^\\W{CJK_CLASS}]+"
+"""A word as a regular expression: one CJK character, or a run of other word characters
+(segmentation's token count adds punctuation marks to it; the ground-truth alignment uses it
+as it is)."""
+
 if compiled is not None:
     compiled.set_cjk_ranges(list(CJK_RANGES))

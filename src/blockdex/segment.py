@@ -35,7 +35,7 @@ from itertools import islice
 
 from selectolax.lexbor import LexborNode
 
-from blockdex.cjk import CJK_CLASS
+from blockdex.cjk import WORD_PATTERN
 from blockdex.page import Block, Page
 from blockdex.parse import Document, check_minimums, parse_bounded
 from blockdex.speedups import compiled, lexbor
@@ -193,7 +193,7 @@ TABLE_SECTION_TAGS = frozenset({"thead", "tbody", "tfoot"})
 _WS_RE = re.compile(r"\s+")
 _SPACE_RE = re.compile(" ")
 _NEWLINE_RE = re.compile("\n")
-_TOKEN_RE = re.compile(f"[{CJK_CLASS}]|[^\\W{CJK_CLASS}]+|[^\\w\\s]")
+_TOKEN_RE = re.compile(WORD_PATTERN + "|[^\\w\\s]")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?。！？;])\s+|(?<=[。！？])")
 
 

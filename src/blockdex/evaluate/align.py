@@ -18,10 +18,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from blockdex.cjk import CJK_CLASS
+from blockdex.cjk import WORD_PATTERN
 from blockdex.page import Page, Selection
 
-_ALIGN_WORD_RE = re.compile(rf"[{CJK_CLASS}]|[^\W{CJK_CLASS}]+")
+_ALIGN_WORD_RE = re.compile(WORD_PATTERN)
 
 
 def align_tokens(text: str | None) -> list[str]:
