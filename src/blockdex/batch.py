@@ -35,7 +35,12 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from blockdex.cliargs import add_no_comments_option, add_predictor_option, check_no_comments
+from blockdex.cliargs import (
+    add_no_comments_option,
+    add_predictor_option,
+    check_no_comments,
+    comments_option,
+)
 from blockdex.errors import BlockdexError, MissingExtra
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz")
@@ -365,7 +370,7 @@ def _worker_main(conn: Connection, cfg: BatchConfig) -> None:
     _limit_memory(cfg.memory_limit_mb)
     from blockdex.extract import Extractor
 
-    extractor = Extractor(cfg.predictor, **({} if cfg.comments else {"comments": False}))
+    extractor = Extractor(cfg.predictor, **comments_option(cfg.comments))
     # Load models now, so that the first page's time limit is not spent on start-up.
     extract_record(extractor, PageInput("warm-up", "", html=WARM_UP_PAGE), cfg)
     conn.send(("ready", None))

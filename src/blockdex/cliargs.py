@@ -30,6 +30,12 @@ def add_no_comments_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+def comments_option(comments: bool) -> dict[str, bool]:
+    """Predictor options for ``comments``: ``{"comments": False}`` when reader comments are to
+    be dropped, else none (only the main-content model takes the option)."""
+    return {} if comments else {"comments": False}
+
+
 def check_no_comments(
     predictor: str | None,
     query: str | None,

@@ -39,7 +39,7 @@ from string import Template
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
-from blockdex.cliargs import check_no_comments
+from blockdex.cliargs import check_no_comments, comments_option
 from blockdex.errors import BlockdexError, MissingExtra, UnsupportedFormat
 
 if TYPE_CHECKING:
@@ -381,7 +381,7 @@ class ThreadExtractors(threading.local):
         if key not in self.cache:
             from blockdex.extract import Extractor
 
-            self.cache[key] = Extractor(name, **({} if comments else {"comments": False}))
+            self.cache[key] = Extractor(name, **comments_option(comments))
         return self.cache[key]
 
 
