@@ -27,6 +27,7 @@ USERS = (
     "blockdex.features",
     "blockdex.candidates",
     "blockdex.predict.content",
+    "blockdex.units",
 )
 """Every module that reads ``blockdex.speedups.compiled`` (a test checks the list)."""
 

@@ -3307,11 +3307,11 @@ cdef inline bd_node *_after(bd_node *node, bd_node *root) noexcept:
 
 
 def noise_drop(uintptr_t root_id, frozenset noise_names, Py_ssize_t noscript_min_chars,
-               uintptr_t head_id, uintptr_t body_id):
+               uintptr_t head_id, uintptr_t body_id, bint drop_hidden=True):
     """``blockdex.clean.drop_noise`` in one walk when no ``<noscript>`` may hold content: detach
     every element below the root (a ``mem_id``) whose lower-cased name is in ``noise_names`` or
-    that is hidden (:func:`_is_hidden`; never the ``body_id`` element), outermost first (what
-    lies inside goes with it).
+    that is hidden (:func:`_is_hidden`; never the ``body_id`` element; only when
+    ``drop_hidden``), outermost first (what lies inside goes with it).
 
     Returns None, having changed nothing, when a noscript that would be removed may hold
     ``noscript_min_chars`` characters (:func:`_holds_text`: the caller's exact check decides)
@@ -3337,7 +3337,7 @@ def noise_drop(uintptr_t root_id, frozenset noise_names, Py_ssize_t noscript_min
             kind = kinds.of(node)
             if kind == 2 and noscript_min_chars > 0 and _holds_text(node, noscript_min_chars):
                 return None
-            if kind or (<uintptr_t> node != body_id and _is_hidden(node)):
+            if kind or (drop_hidden and <uintptr_t> node != body_id and _is_hidden(node)):
                 if <uintptr_t> node == head_id:
                     head = True
                 else:
@@ -3612,6 +3612,200 @@ def deep_text(uintptr_t node_id):
         n = _following(n, top)
     data = b"".join(chunks)
     return _decode(<const unsigned char *> <const char *> data, len(data))
+
+
+# -- units: which blocks each marked element holds ------------------------------------------------
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def mark_ranges(list element_ids, list marks):
+    """``blockdex.units._mark_ranges``: for each element id of ``marks`` (sorted ``mem_id``\ s of
+    a live tree), ``[first, last]`` positions in ``element_ids`` (``mem_id``\ s of the same tree,
+    or None) whose element is that element or lies inside it. Each element's ancestors are
+    walked up through lexbor's parent pointers, marks found by binary search: no Python object
+    per ancestor. Call only when :func:`lexbor_ready` is True."""
+    cdef Py_ssize_t n_marks = len(marks), n = len(element_ids), i, lo, hi, mid
+    cdef uintptr_t key
+    cdef uintptr_t *sorted_marks
+    cdef Py_ssize_t *first
+    cdef Py_ssize_t *last
+    cdef bd_node *node
+    out = {}
+    if n_marks == 0:
+        return out
+    sorted_marks = <uintptr_t *> malloc(n_marks * sizeof(uintptr_t))
+    first = <Py_ssize_t *> malloc(n_marks * sizeof(Py_ssize_t))
+    last = <Py_ssize_t *> malloc(n_marks * sizeof(Py_ssize_t))
+    if sorted_marks == NULL or first == NULL or last == NULL:
+        free(sorted_marks)
+        free(first)
+        free(last)
+        raise MemoryError()
+    try:
+        for i in range(n_marks):
+            sorted_marks[i] = <uintptr_t> marks[i]
+            first[i] = -1
+            last[i] = -1
+            if i and sorted_marks[i] <= sorted_marks[i - 1]:
+                raise ValueError("marks must be sorted and distinct")
+        for i in range(n):
+            eid = element_ids[i]
+            if eid is None:
+                continue
+            node = <bd_node *> <uintptr_t> eid
+            while node != NULL:
+                key = <uintptr_t> node
+                lo = 0
+                hi = n_marks
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if sorted_marks[mid] < key:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                if lo < n_marks and sorted_marks[lo] == key:
+                    if first[lo] < 0:
+                        first[lo] = i
+                    last[lo] = i
+                node = node.parent
+        for i in range(n_marks):
+            if first[i] >= 0:
+                out[marks[i]] = [first[i], last[i]]
+    finally:
+        free(sorted_marks)
+        free(first)
+        free(last)
+    return out
+
+
+def unit_survey(uintptr_t root_id, list heading_ids):
+    """``blockdex.units._survey`` in one walk: ``(candidates, chains)``. ``candidates`` are the
+    elements below the root (a ``mem_id``) that may declare an article, in document order, as
+    ``(mem_id, tag, role, itemtype)`` (``article``/``main`` elements, and any element with a
+    ``role`` or ``itemtype`` attribute; None for a missing attribute); ``chains`` hold, for each
+    element of ``heading_ids``, the ids from the root down to it. Call only when
+    :func:`lexbor_ready` is True."""
+    cdef bd_node *root = <bd_node *> root_id
+    cdef bd_node *node
+    cdef _TagKinds kinds = _TagKinds({"article": 1, "main": 2})
+    cdef int kind
+    cdef void *role_attr
+    cdef void *type_attr
+    cdef size_t n = 0
+    cdef const unsigned char *value
+    candidates = []
+    node = _following(root, root)
+    while node != NULL:
+        if node.type == NODE_ELEMENT:
+            kind = kinds.of(node)
+            role_attr = _find_attr(node, b"role")
+            type_attr = _find_attr(node, b"itemtype")
+            if kind or role_attr != NULL or type_attr != NULL:
+                role = itemtype = None
+                if role_attr != NULL:
+                    value = _attr_value(role_attr, &n)
+                    role = _decode(value, n) if value != NULL else None
+                if type_attr != NULL:
+                    value = _attr_value(type_attr, &n)
+                    itemtype = _decode(value, n) if value != NULL else None
+                candidates.append((
+                    <uintptr_t> node, "article" if kind == 1 else ("main" if kind == 2 else ""),
+                    role, itemtype,
+                ))
+        node = _following(node, root)
+    chains = []
+    for hid in heading_ids:
+        chain = []
+        node = <bd_node *> <uintptr_t> hid
+        while node != NULL:
+            chain.append(<uintptr_t> node)
+            if node == root:
+                break
+            node = node.parent
+        chain.reverse()
+        chains.append(chain)
+    return candidates, chains
+
+
+def big_elements(uintptr_t root_id, double min_share):
+    """``blockdex.units._big_elements``: the elements below the root (a ``mem_id``) holding at
+    least ``min_share`` of the root's text (UTF-8 bytes of text nodes), in document order, as
+    ``(mem_id, parent mem_id, tag, class)``. One walk; open elements sit on a C stack and add
+    their text to their parent's when they close. Call only when :func:`lexbor_ready` is
+    True."""
+    cdef bd_node *root = <bd_node *> root_id
+    cdef bd_node *node
+    cdef bd_node *only
+    cdef size_t total = 0, threshold
+    cdef Py_ssize_t parts = _text_nodes(root, &total, <bd_chardata **> &only)
+    cdef Py_ssize_t top = 0, room = 64, order = 0
+    cdef bd_node **open_nodes
+    cdef size_t *acc
+    cdef Py_ssize_t *opened
+    cdef bd_node **grown_nodes
+    cdef size_t *grown_acc
+    cdef Py_ssize_t *grown_opened
+    found = []
+    if parts == 0 or total == 0:
+        return found
+    threshold = <size_t> (min_share * total)
+    open_nodes = <bd_node **> malloc(room * sizeof(bd_node *))
+    acc = <size_t *> malloc(room * sizeof(size_t))
+    opened = <Py_ssize_t *> malloc(room * sizeof(Py_ssize_t))
+    if open_nodes == NULL or acc == NULL or opened == NULL:
+        free(open_nodes)
+        free(acc)
+        free(opened)
+        raise MemoryError()
+    try:
+        open_nodes[0] = root
+        acc[0] = 0
+        opened[0] = -1
+        node = _following(root, root)
+        while True:
+            # close the open elements that are not the next node's ancestors
+            while top > 0 and (node == NULL or open_nodes[top] != node.parent):
+                acc[top - 1] += acc[top]
+                if acc[top] >= threshold:
+                    found.append((
+                        opened[top], <uintptr_t> open_nodes[top],
+                        <uintptr_t> open_nodes[top].parent, _tag(open_nodes[top]),
+                        _attr(open_nodes[top], b"class"),
+                    ))
+                top -= 1
+            if node == NULL:
+                break
+            if node.type == NODE_TEXT and (<bd_chardata *> node).data.data != NULL:
+                acc[top] += (<bd_chardata *> node).data.length
+            elif node.type == NODE_ELEMENT:
+                if node.first_child != NULL:
+                    top += 1
+                    if top == room:
+                        room *= 2
+                        grown_nodes = <bd_node **> realloc(open_nodes, room * sizeof(bd_node *))
+                        if grown_nodes == NULL:
+                            raise MemoryError()
+                        open_nodes = grown_nodes
+                        grown_acc = <size_t *> realloc(acc, room * sizeof(size_t))
+                        if grown_acc == NULL:
+                            raise MemoryError()
+                        acc = grown_acc
+                        grown_opened = <Py_ssize_t *> realloc(opened, room * sizeof(Py_ssize_t))
+                        if grown_opened == NULL:
+                            raise MemoryError()
+                        opened = grown_opened
+                    open_nodes[top] = node
+                    acc[top] = 0
+                    opened[top] = order
+                order += 1
+            node = _following(node, root)
+    finally:
+        free(open_nodes)
+        free(acc)
+        free(opened)
+    found.sort()
+    return [row[1:] for row in found]
 
 
 # -- segmentation: token counts of long blocks -----------------------------------------------------

@@ -58,6 +58,10 @@ class CleanConfig:
     """Fragments with fewer long words are UI strings, not content."""
     noscript_content_chars: int = 1000
     """A <noscript> with this much text is the page's no-JS content and is kept (0: drop all)."""
+    drop_hidden: bool = True
+    """Remove elements the author hid (``hidden``, ``display:none``…). The extractor turns it off
+    for a second try when nothing readable is left: some pages hide their whole content until a
+    script shows it."""
 
     def __post_init__(self) -> None:
         check_minimums(self, _CLEAN_MINIMUMS)
@@ -388,6 +392,7 @@ def drop_noise(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> None:
             cfg.noscript_content_chars,
             head.mem_id if head is not None else 0,
             body.mem_id if body is not None else 0,
+            cfg.drop_hidden,
         )
         if done is not None:
             if done[1] and head is not None:
@@ -397,6 +402,8 @@ def drop_noise(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> None:
     if cfg.noscript_content_chars:
         keep_content_noscripts(doc, cfg)
     tree.strip_tags(list(NOISE_TAGS), recursive=True)
+    if not cfg.drop_hidden:
+        return
     spared = {root.mem_id, body.mem_id if body is not None else 0}
     for node in tree.css(HIDDEN_SELECTOR):
         if node.mem_id not in spared:

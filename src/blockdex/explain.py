@@ -219,10 +219,43 @@ def _score_text(row: dict[str, Any]) -> str:
     return f"{row['score']:.3f}" if "score" in row else "–"
 
 
+def _unit_open(unit: Any, primary: int | None) -> str:
+    """The opening of a unit's frame: a list item holding the label and the unit's blocks."""
+    classes = f"unit {unit.kind}" + (" primary" if unit.id == primary else "")
+    what = "primary article" if unit.id == primary else unit.kind
+    label = f"{what} · {unit.source}"
+    if unit.title:
+        label += f" · {unit.title[:120]}"
+    return (
+        f'<li class="{classes}" data-unit="{unit.id}" data-start="{unit.start}" '
+        f'data-end="{unit.end}"><div class="unit-label">{_esc(label)}</div><ol class="unit-blocks">'
+    )
+
+
 def render_blocks(explanation: Explanation) -> str:
-    """The ordered list of blocks, each marked ``kept`` or ``dropped``."""
+    """The ordered list of blocks, each marked ``kept`` or ``dropped``, inside frames for the
+    page's units (articles and sections; the primary article marked)."""
+    page = explanation.page
+    units = list(page.units)
+    primary = page.primary.unit if units else None
     items = []
+    open_units: list[Any] = []
+    next_unit = 0
     for row in explanation.block_rows():
+        index = row["index"]
+        while open_units and open_units[-1].end < index:
+            items.append("</ol></li>")
+            open_units.pop()
+        while next_unit < len(units) and units[next_unit].start <= index:
+            unit = units[next_unit]
+            next_unit += 1
+            if unit.end < index:
+                continue
+            while open_units and open_units[-1].end < unit.end:  # not nested: close first
+                items.append("</ol></li>")
+                open_units.pop()
+            items.append(_unit_open(unit, primary))
+            open_units.append(unit)
         state = "kept" if row["kept"] else "dropped"
         split = ""
         if "split" in row:
@@ -237,6 +270,7 @@ def render_blocks(explanation: Explanation) -> str:
             f'<span class="state">{state}</span></div>'
             f'<div class="text">{_esc(row["text"])}</div></li>'
         )
+    items.extend("</ol></li>" for _ in open_units)
     return '<ol class="blocks">' + "".join(items) + "</ol>"
 
 
@@ -267,7 +301,10 @@ def render_fragment(explanation: Explanation, *, source: str | None = None) -> s
         '<section class="report">'
         f'<dl class="summary">{"".join(summary)}</dl>'
         '<p class="legend"><span class="swatch kept"></span> kept '
-        '<span class="swatch dropped"></span> dropped</p>'
+        '<span class="swatch dropped"></span> dropped '
+        '<span class="swatch primary"></span> primary article '
+        '<span class="swatch article"></span> article '
+        '<span class="swatch section"></span> section</p>'
         '<div class="columns">'
         f'<div class="col"><h2>Blocks</h2>{render_blocks(explanation)}</div>'
         f'<div class="col"><h2>Markdown result</h2><pre class="markdown">{_esc(explanation.markdown)}</pre></div>'

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import html as html_lib
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,7 +12,7 @@ from typing import Any
 from blockdex.assemble import assemble_html
 from blockdex.clean import DEFAULT_CLEAN, CleanConfig, clean_document
 from blockdex.errors import UnsupportedFormat
-from blockdex.page import Page, Selection
+from blockdex.page import Block, Page, Selection
 from blockdex.parse import DEFAULT_LIMITS, ParseLimits, parse_html
 from blockdex.predict import (
     DEFAULT_PREDICTOR,
@@ -144,6 +146,10 @@ class Extractor:
         query = query.strip() if query and query.strip() else None
         predictor = self._resolve(self._query_spec if query else self._predictor_spec)
         selection = predictor.predict(page, query) if page.blocks else Selection()
+        if query is None and (not selection or selection.fallback is not None):
+            page, selection = self._never_empty(
+                html, url, content_type, deadline, predictor, page, selection
+            )
         t4 = time.perf_counter()
         return Extraction(
             page=page,
@@ -152,6 +158,56 @@ class Extractor:
             query=query,
             timings={"parse": t1 - t0, "clean": t2 - t1, "segment": t3 - t2, "predict": t4 - t3},
         )
+
+    def _never_empty(
+        self,
+        html: str | bytes,
+        url: str | None,
+        content_type: str | None,
+        deadline: float | None,
+        predictor: Predictor,
+        page: Page,
+        selection: Selection,
+    ) -> tuple[Page, Selection]:
+        """The page-level fallbacks when main content came back empty or from a fallback.
+
+        1. Some pages hide their whole content (``visibility:hidden`` on a wrapper, React's
+           streamed ``<div hidden>``) until a script shows it: read again with hidden elements
+           kept, and use that when the model then finds content.
+        2. A page whose HTML holds no readable text at all (an app shell that scripts fill in)
+           but carries a description in its metadata: that description."""
+        cfg = self.config
+        doc = parse_html(html, url=url, content_type=content_type, limits=cfg.parse)
+        clean_document(doc, dataclasses.replace(cfg.clean, drop_hidden=False))
+        shown = segment_document(doc, cfg.segment, deadline=deadline)
+        if _readable_words(shown) > _readable_words(page):
+            retry = predictor.predict(shown) if shown.blocks else Selection()
+            if retry and retry.fallback is None:
+                note = (
+                    "the page hides its content until a script shows it; it was read with its "
+                    "hidden elements kept"
+                )
+                return shown, dataclasses.replace(
+                    retry, fallback="hidden-content", warnings=(*retry.warnings, note)
+                )
+        if _readable_words(page) == 0:
+            description = page.meta.get("description", "").strip()
+            if description:
+                block = Block(
+                    index=0,
+                    tag="p",
+                    html=html_lib.escape(description, quote=False),
+                    text=description,
+                    source="meta",
+                )
+                note = (
+                    "the page's HTML holds no readable text (scripts build it); kept the "
+                    "description from its metadata"
+                )
+                return dataclasses.replace(page, blocks=(block,), units=()), Selection(
+                    ((0, 0),), {0: 1.0}, (note,), "description"
+                )
+        return page, selection
 
     def extract(
         self,
@@ -168,6 +224,10 @@ class Extractor:
                 f"unknown output format {output!r}; choose one of: {', '.join(FORMATS)}"
             )
         return self.run(html, url=url, query=query, content_type=content_type).render(output)
+
+
+def _readable_words(page: Page) -> int:
+    return sum(len(b.text.split()) for b in page.blocks if any(c.isalnum() for c in b.text))
 
 
 @functools.lru_cache(maxsize=16)

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from blockdex.units import Primary, Unit
 
 Interval = tuple[int, int]
 """A closed interval of block indices ``(first, last)``."""
@@ -73,6 +76,9 @@ class Page:
     warnings: tuple[str, ...] = ()
     html_bytes: int = 0
     """Size of the HTML the page was segmented from, in characters (for DANAg-style features)."""
+    units: tuple[Unit, ...] = ()
+    """The page's articles and sections (:mod:`blockdex.units`), outer ones first."""
+    _primary: Primary | None = field(default=None, init=False, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.blocks)
@@ -100,6 +106,33 @@ class Page:
     def indices(self) -> tuple[int, ...]:
         return tuple(b.index for b in self.blocks)
 
+    def unit_of(self, index: int, kind: str | None = None) -> Unit | None:
+        """The smallest unit (of ``kind``, ``article`` or ``section``, when given) that holds
+        block ``index``; None when no unit does."""
+        found: Unit | None = None
+        for u in self.units:
+            if u.start > index:
+                break
+            if u.end >= index and (kind is None or u.kind == kind):
+                found = u  # units are sorted outer first: a later holder is inside an earlier one
+        return found
+
+    @property
+    def primary(self) -> Primary:
+        """The heading that names the page, the primary article around it and its rivals
+        (:func:`blockdex.units.find_primary`), worked out on first use."""
+        if self._primary is None:
+            from blockdex.units import find_primary
+
+            object.__setattr__(self, "_primary", find_primary(self))
+        return self._primary  # type: ignore[return-value]
+
+    @property
+    def primary_unit(self) -> Unit | None:
+        """The article the page's title names (:mod:`blockdex.units`), or None."""
+        unit = self.primary.unit
+        return None if unit is None else self.units[unit]
+
     def tagged_text(self, indices: Iterable[int] | None = None) -> str:
         """Index-tagged lines for all blocks, or for the given block indices."""
         if indices is None:
@@ -117,6 +150,7 @@ class Page:
             encoding=self.encoding,
             warnings=self.warnings,
             html_bytes=self.html_bytes,
+            units=self.units,
         )
 
     def text(self) -> str:
@@ -166,6 +200,10 @@ class Selection:
     intervals: tuple[Interval, ...] = ()
     scores: Mapping[int, float] | None = None
     warnings: tuple[str, ...] = ()
+    fallback: str | None = None
+    """Set when the predictor kept nothing and a fallback chose these blocks instead, naming it
+    (``primary-unit``, ``best-blocks``, ``whole-page``; the extractor's ``hidden-content`` and
+    ``description``): a reader tool never answers "nothing" for a page with text."""
 
     @classmethod
     def from_indices(
@@ -173,8 +211,9 @@ class Selection:
         indices: Iterable[int],
         scores: Mapping[int, float] | None = None,
         warnings: Iterable[str] = (),
+        fallback: str | None = None,
     ) -> Selection:
-        return cls(intervals_from_indices(indices), scores, tuple(warnings))
+        return cls(intervals_from_indices(indices), scores, tuple(warnings), fallback)
 
     @classmethod
     def from_intervals(
@@ -203,6 +242,7 @@ class Selection:
             merge_intervals(self.intervals + other.intervals),
             scores,
             self.warnings + other.warnings,
+            self.fallback or other.fallback,
         )
 
     def format(self) -> str:
@@ -212,4 +252,10 @@ class Selection:
         return "[" + ",".join(f"[{a},{b}]" for a, b in self.intervals) + "]"
 
     def to_json(self) -> dict[str, Any]:
-        return {"intervals": [list(iv) for iv in self.intervals], "indices": list(self.indices)}
+        out: dict[str, Any] = {
+            "intervals": [list(iv) for iv in self.intervals],
+            "indices": list(self.indices),
+        }
+        if self.fallback is not None:
+            out["fallback"] = self.fallback
+        return out

@@ -129,17 +129,23 @@ def selection_json(
         "selection": selection.format(),
         "intervals": [list(iv) for iv in selection.intervals],
     }
+    if selection.fallback is not None:
+        record["fallback"] = selection.fallback
     if include_blocks:
+        unit_of = _innermost_units(page)
         record["blocks"] = [
             {
                 "index": b.index,
                 "tag": b.tag,
                 "text": b.text,
                 **({"score": round(float(scores[b.index]), 4)} if b.index in scores else {}),
+                **({"unit": unit_of[b.index]} if b.index in unit_of else {}),
             }
             for b in page.blocks
             if b.index in wanted
         ]
+        record["units"] = [u.to_json() for u in page.units]
+        record["primary_unit"] = page.primary.unit if page.units else None
     record["markdown"] = markdown if markdown is not None else selection_markdown(page, selection)
     warnings = list(page.warnings) + list(selection.warnings)
     if warnings:
@@ -147,6 +153,16 @@ def selection_json(
     if extra:
         record.update(extra)
     return record
+
+
+def _innermost_units(page: Page) -> dict[int, int]:
+    """Block index → id of the smallest unit holding it (units are sorted outer first, so a
+    later unit holding a block lies inside an earlier one)."""
+    out: dict[int, int] = {}
+    for u in page.units:
+        for i in range(u.start, u.end + 1):
+            out[i] = u.id
+    return out
 
 
 def render(page: Page, selection: Selection, fmt: str = "markdown") -> str:

@@ -39,6 +39,7 @@ from blockdex.cjk import WORD_PATTERN
 from blockdex.page import Block, Page
 from blockdex.parse import Document, check_minimums, parse_bounded
 from blockdex.speedups import compiled, lexbor
+from blockdex.units import page_units
 
 
 @dataclass(frozen=True, slots=True)
@@ -898,4 +899,5 @@ def segment_document(
         encoding=doc.encoding,
         warnings=tuple(warnings),
         html_bytes=doc.html_chars,
+        units=page_units(root, blocks),
     )

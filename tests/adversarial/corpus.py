@@ -625,6 +625,14 @@ REGEX_PROBES: tuple[tuple[str, str, str, Callable[[], str | bytes]], ...] = (
     ("evaluate.metrics", "_WORD_RE", "findall", lambda: "a " * 300_000),
     ("evaluate.align", "_ALIGN_WORD_RE", "findall", lambda: "图a，é " * 150_000),
     ("server", "_TAG_SPLIT_RE", "split", lambda: "<" * 300_000),
+    ("units", "_WORD_RE", "findall", lambda: "图a，é " * 150_000),
+    ("units", "TITLE_SEPARATORS", "split", lambda: " |" * 200_000 + " -" * 100_000 + "x"),
+    ("units", "TITLE_SEPARATORS", "split", lambda: "\t" * 300_000 + "»"),
+    ("units", "ARTICLE_ITEMTYPE_RE", "search", lambda: "Articl" * 200_000),
+    ("units", "_SLUG_ID_RE", "match", lambda: "a" * 500_000),
+    ("units", "_SLUG_EXT_RE", "search", lambda: ".a" * 250_000 + "!"),
+    ("units", "_SLUG_SPLIT_RE", "split", lambda: "-_+ " * 200_000),
+    ("units", "_CONTENT_WORD_RE", "findall", lambda: "1" * 500_000 + "é" * 500_000),
 )
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from blockdex.errors import BlockdexError, MissingExtra
+from blockdex.evaluate.composite import COMPOSITE_KINDS
 from blockdex.evaluate.datasets import EvalPage, load_dataset, split_of
 from blockdex.evaluate.metrics import lcs_prf, snippet_prf, token_prf, word_tokens
 from blockdex.evaluate.peers import PEER_DESCRIPTIONS, make_peer
@@ -37,6 +38,15 @@ DEFAULT_METHODS = ("content", "heuristic", "all", "trafilatura", "readability", 
 QE_METHODS = ("hybrid", "lexical", "embedding", "chunk-bm25", "chunk-embed", "content", "all")
 """Query-relevant extraction: blockdex's relevance predictors, the chunk-and-rerank baselines,
 and the main content / whole page as the query-blind references."""
+COMPOSITE_METHODS = (
+    "content",
+    "trafilatura",
+    "trafilatura-precision",
+    "readability",
+    "resiliparse",
+)
+"""Pages made of several real pages (``--task next-story|multi-article``): the main-content
+model against the peers."""
 BOOTSTRAP_SAMPLES = 1000
 """Resamples for the 95% interval of mean F1 in the plot (enough for two decimals)."""
 
@@ -335,7 +345,9 @@ def plot(
 
 
 def _split(page: EvalPage) -> str:
-    if page.query is not None and page.meta.get("split"):
+    # Made records (QE, composite pages) carry their own split and a kind; a shared dataset's
+    # pages carry their source's split, which blockdex does not use.
+    if (page.query is not None or page.meta.get("kind")) and page.meta.get("split"):
         return str(page.meta["split"])
     return split_of(page.id)
 
@@ -446,6 +458,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         args.methods = args.methods or ",".join(QE_METHODS)
         args.split = args.split or "test"
         args.baseline = args.baseline or "chunk-bm25"
+    elif args.task in COMPOSITE_KINDS:
+        from blockdex.evaluate.composite import ensure_composite
+
+        args.dataset = args.dataset or str(ensure_composite(args.task))
+        args.methods = args.methods or ",".join(COMPOSITE_METHODS)
+        args.split = args.split or "test"
     args.dataset = args.dataset or "scrapinghub-aeb"
     args.methods = args.methods or ",".join(DEFAULT_METHODS)
     args.split = args.split or "all"
@@ -513,11 +531,14 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--task",
-        choices=("me", "qe"),
+        choices=("me", "qe", *COMPOSITE_KINDS),
         default="me",
         help=(
             "me: main content (default); qe: query-relevant extraction on the QE set "
-            "(made once from the shared data; see 'blockdex evaluate make-qe')"
+            "(made once from the shared data; see 'blockdex evaluate make-qe'); next-story: "
+            "article pages with the next story appended, multi-article: several articles on "
+            "a page titled after one (both made once from scrapinghub-aeb and l3s-gn1; the "
+            "ground truth is the titled article's)"
         ),
     )
     p.add_argument(

@@ -9,7 +9,8 @@ makes one from the human main-content ground truth of the shared datasets (``mak
 * **section-shuffled** — the same with the heading's words shuffled and stop words dropped;
 * **multi-article** — 2-4 real pages of one dataset merged into a digest page, each page's whole
   body (navigation and footers included) in its own ``<article>``; the query is one page's title
-  (site name stripped) and the relevant text is that page's ground truth;
+  — every other digest its whole ``<title>``, site name included, as people paste it, the others
+  with the site name stripped — and the relevant text is that page's ground truth;
 * **no-answer** — a query taken from another page, checked to share few words with this page;
   the right answer is the empty selection (empty-vs-empty scores 1.0).
 
@@ -85,9 +86,13 @@ class _Source:
     title: str
     sections: list[tuple[str, str]]  # (heading, relevant text)
     text_words: frozenset[str]
+    html_title: str = ""
+    """The page's ``<title>`` as written (site name included)."""
 
 
-def _sections(page: EvalPage, cfg: QEConfig) -> tuple[str, list[tuple[str, str]], frozenset[str]]:
+def _sections(
+    page: EvalPage, cfg: QEConfig
+) -> tuple[str, list[tuple[str, str]], frozenset[str], str]:
     from blockdex.extract import Extractor
 
     seg = Extractor("all").segment(page.html, url=page.url)
@@ -115,7 +120,7 @@ def _sections(page: EvalPage, cfg: QEConfig) -> tuple[str, list[tuple[str, str]]
             continue
         found.append((heading, "\n".join([heading, *body])))
     all_words = frozenset(content_words(" ".join(b.text for b in blocks)))
-    return seg.title or "", found, all_words
+    return seg.title or "", found, all_words, seg.meta.get("html_title", "")
 
 
 def _body_html(html: str) -> str:
@@ -161,8 +166,8 @@ def make_qe(
         pages = pages[: cfg.pages_per_dataset]
         sources: list[_Source] = []
         for page in tqdm(pages, desc=f"qe {dataset}", disable=not progress, file=sys.stderr):
-            title, sections, words = _sections(page, cfg)
-            sources.append(_Source(page, title, sections, words))
+            title, sections, words, html_title = _sections(page, cfg)
+            sources.append(_Source(page, title, sections, words, html_title))
         for src in sources:
             split = "test" if split_of(src.page.id) == "dev" else "dev"
             chosen = rng.sample(src.sections, min(cfg.sections_per_page, len(src.sections)))
@@ -202,12 +207,16 @@ def make_qe(
                     break
                 group = rng.sample(pool, min(rng.randint(2, 4), len(pool)))
                 target = rng.randrange(len(group))
+                query = clean_title(group[target].title)
+                full = " ".join(group[target].html_title.split())
+                if n % 2 == 0 and full and full != query:
+                    query = full  # the <title> as pasted, site name included
                 yield {
                     "id": f"multi-article:{dataset}:{split_name}:{n}",
                     "kind": "multi-article",
                     "dataset": dataset,
                     "split": split_name,
-                    "query": clean_title(group[target].title),
+                    "query": query,
                     "url": None,
                     "html": _digest(group),
                     "relevant_text": group[target].page.ground_truth,

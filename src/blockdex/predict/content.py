@@ -36,6 +36,7 @@ from blockdex.features import (
 )
 from blockdex.page import Page, Selection
 from blockdex.speedups import compiled
+from blockdex.units import content_words, missed_story_found, titled_story
 
 MODEL_RESOURCE = "content_model.json"
 AD_LABELS = frozenset(
@@ -272,16 +273,21 @@ class ContentPredictor:
         threshold: float | None = None,
         exact: bool = False,
         comments: bool = True,
+        stories: bool = True,
     ):
         """``comments=False`` drops kept blocks inside comment sections (elements whose class/id
         says comment, disqus, respond, reply, discussion…) — for readers of articles, who do not
         want a reader thread the model kept (it keeps one when the thread outweighs the post).
         On a forum or Q&A page the thread *is* the content: when every kept block is in such a
-        section, they stay, with a warning."""
+        section, they stay, with a warning.
+
+        ``stories=False`` keeps whatever the model keeps even when that spans several stories
+        (by default the page's titled story is kept alone: :func:`blockdex.units.titled_story`)."""
         self.model = model if isinstance(model, ContentModel) else ContentModel.load(model)
         self.threshold = self.model.threshold if threshold is None else float(threshold)
         self.confident = None if exact else CONFIDENT
         self.comments = comments
+        self.stories = stories
 
     def block_probabilities(self, page: Page) -> np.ndarray:
         """Per-block probability of being main content (used as a prior by query predictors)."""
@@ -291,6 +297,51 @@ class ContentPredictor:
         if not page.blocks:
             return Selection()
         probs = self.model.probabilities(page, self.confident)
+        keep, warnings = self._decide(page, probs)
+        if self.stories and keep.any():
+            keep, probs, warnings = self._titled_story(page, keep, probs, warnings)
+        if not self.comments and keep.any():
+            keep, note = _without_comments(page, keep)
+            warnings += note
+        fallback = None
+        if not keep.any():
+            keep, fallback, note = never_empty(page, probs)
+            warnings += note
+        ids = [b.index for b in page.blocks]
+        indices = list(compress(ids, keep.tolist()))
+        scores = dict(zip(ids, probs.tolist(), strict=True))  # the same floats as float(p)
+        return Selection.from_indices(indices, scores=scores, warnings=warnings, fallback=fallback)
+
+    def _titled_story(
+        self, page: Page, keep: np.ndarray, probs: np.ndarray, warnings: tuple[str, ...]
+    ) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+        """When the kept blocks hold other stories besides the page's titled one
+        (:func:`blockdex.units.titled_story`), the model decides again on the titled story's
+        region alone, which then reads like the page it was written as."""
+        region = titled_story(page, np.flatnonzero(keep).tolist())
+        if region is None:
+            return keep, probs, warnings
+        sub = page.slice(region.first, region.last + 1)
+        sub_probs = self.model.probabilities(sub, self.confident)
+        sub_keep, sub_warnings = self._decide(sub, sub_probs)
+        if not sub_keep.any():
+            return keep, probs, warnings
+        if region.missed:
+            # the model kept another story only: use what it finds in the region if that is a
+            # story of its own, different from the one it kept
+            found = content_words(" ".join(sub.blocks[i].text for i in np.flatnonzero(sub_keep)))
+            kept_other = content_words(" ".join(page.blocks[i].text for i in region.other))
+            if not missed_story_found(page, found, kept_other):
+                return keep, probs, warnings
+        probs = probs.copy()
+        probs[region.first : region.last + 1] = sub_probs
+        new_keep = np.zeros(len(page.blocks), dtype=bool)
+        new_keep[region.first : region.last + 1] = sub_keep
+        return new_keep, probs, sub_warnings
+
+    def _decide(self, page: Page, probs: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
+        """Which blocks the probabilities keep, with the fallback for pages where none reaches
+        the threshold, and warnings."""
         keep = _without_ad_labels(page, probs >= self.threshold)
         warnings: tuple[str, ...] = ()
         if not keep.any() and probs.max() >= FALLBACK_THRESHOLD:
@@ -301,19 +352,53 @@ class ContentPredictor:
                 f"no block reached the content threshold {self.threshold:.2f}; kept the blocks "
                 f"above {FALLBACK_THRESHOLD:.2f}",
             )
-        if not keep.any():
-            # Pages without content exist (app shells, error pages): say so rather than guess.
-            warnings = (
-                f"no block looked like main content (best probability {probs.max():.2f} < "
-                f"{self.threshold:.2f}); use --predictor all to get the whole page",
+        return keep, warnings
+
+
+TINY_PAGE_WORDS = 60
+"""A page with this few words is kept whole when the model keeps nothing of it: a one-line
+page, headings over pictures, a note inside a link — a reader sees all of it at once."""
+BEST_BLOCKS_SHARE = 0.5
+"""When the model keeps nothing of a larger page, the blocks scoring at least this share of the
+best block's probability are kept."""
+
+
+def never_empty(page: Page, probs: np.ndarray) -> tuple[np.ndarray, str | None, tuple[str, ...]]:
+    """Blocks to keep when the model kept none, the name of the fallback and its warning.
+
+    A page with readable text never yields nothing: a tiny page is kept whole, else the primary
+    unit (the article the title names) is kept, else the best-scored blocks. A page without a
+    word of text keeps nothing (and says so)."""
+    readable = np.array([any(ch.isalnum() for ch in b.text) for b in page.blocks], dtype=bool)
+    if not readable.any():
+        return readable, None, ("the page has no readable text",)
+    words = sum(len(b.text.split()) for b in page.blocks)
+    best = float(probs.max()) if len(probs) else 0.0
+    why = f"no block looked like main content (best probability {best:.2f})"
+    if words <= TINY_PAGE_WORDS:
+        return readable, "whole-page", (f"{why}; the page is tiny, so all of its text was kept",)
+    unit = page.primary_unit
+    if unit is not None:
+        first = page.blocks[0].index
+        keep = readable.copy()
+        keep[: max(unit.start - first, 0)] = False
+        keep[unit.end - first + 1 :] = False
+        if keep.any():
+            return (
+                keep,
+                "primary-unit",
+                (
+                    f"{why}; kept the article the page's title names (blocks {unit.start}-{unit.end})",
+                ),
             )
-        if not self.comments and keep.any():
-            keep, note = _without_comments(page, keep)
-            warnings += note
-        ids = [b.index for b in page.blocks]
-        indices = list(compress(ids, keep.tolist()))
-        scores = dict(zip(ids, probs.tolist(), strict=True))  # the same floats as float(p)
-        return Selection.from_indices(indices, scores=scores, warnings=warnings)
+    keep = readable & (probs >= BEST_BLOCKS_SHARE * best)
+    if not keep.any():
+        keep = readable
+    return (
+        keep,
+        "best-blocks",
+        (f"{why}; kept the best-scored blocks (use --predictor all for the whole page)",),
+    )
 
 
 def _without_comments(page: Page, keep: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:

@@ -1,0 +1,1026 @@
+"""Units: the page's articles and, inside them, sections — found once, at segmentation.
+
+Blocks are the smallest addressable pieces of a page; *units* are what a reader sees as wholes:
+
+* **articles** — the page's own story, the next story a news site appends below it, each story
+  of a digest. Found from the DOM, in two ways:
+
+  1. *declared* containers: ``<article>``, ``<main>``, ``role="article"|"main"`` and schema.org
+     items whose ``itemtype`` is an Article, Posting or Report (:func:`declared_source`);
+  2. *repeated story containers*: where two or more headlines of one level (``h1``, ``h2`` or
+     ``h3``) sit in different children of their deepest common ancestor, each such child starts
+     a story that runs until the next one starts (an infinite-scroll wrapper per story, pages
+     pasted one after the other, a digest's entries) — provided each holds a real text
+     (:attr:`UnitConfig.min_article_chars`).
+
+* **sections** — a heading and what follows it up to the next heading of the same or a higher
+  level, never past the end of the article it sits in.
+
+A unit is a contiguous range of block indices (a DOM element's blocks are contiguous in reading
+order). The **primary** article is the one the page's own title names: its headline is the
+heading that best matches the title sources (:func:`title_sources`: ``og:title`` /
+``twitter:title`` / JSON-LD ``headline``, ``<title>`` with and without its site-name part, the
+canonical URL's slug), and of the article units around that headline it is the outermost one
+that holds no *rival* — another article with its own headline at the same or a higher level that
+does not name the page. Predictors use it: main content comes from the primary article (the
+bodies of rival articles are dropped), and a query that names an article or a section gets it
+whole.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import TYPE_CHECKING, NamedTuple
+from urllib.parse import unquote, urlsplit
+
+from blockdex.cjk import WORD_PATTERN
+from blockdex.parse import check_minimums
+from blockdex.speedups import compiled, lexbor
+
+if TYPE_CHECKING:
+    from blockdex.page import Block, Page
+
+HEADING_LEVELS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+ARTICLE_ITEMTYPE_RE = re.compile(r"(?:Article|Posting|Report)\b", re.I)
+"""schema.org types of a story: Article, NewsArticle, BlogPosting, DiscussionForumPosting,
+Report… (a Product or a Person item is not an article)."""
+TITLE_SEPARATORS = re.compile(r"(?<!\s)\s*+(?:[|»•]|(?<=\s)(?:-|–|—|::|·|/)(?=\s))\s*+")
+"""What sites put between a page's own title and their name in ``<title>``: ``|``, ``»`` or
+``•`` anywhere, a dash, ``::``, ``·`` or ``/`` between spaces (not ``Jean-Paul``). A match
+starts only where a run of spaces starts, and the runs are taken possessively: linear time."""
+_WORD_RE = re.compile(WORD_PATTERN)
+_SLUG_ID_RE = re.compile(r"^(?:\d+|[0-9a-f]{8,}|index|amp|html?|php|aspx?)$", re.I)
+_SLUG_EXT_RE = re.compile(r"\.[A-Za-z0-9]{1,5}$")
+_SLUG_SPLIT_RE = re.compile(r"[-_+\s]+")
+
+
+@dataclass(frozen=True, slots=True)
+class UnitConfig:
+    """Tunables of unit finding."""
+
+    min_article_chars: int = 300
+    """A container is an article unit only with this much text (~50 words; a teaser card is
+    not). Characters, not words: CJK text has no spaces."""
+    headline_levels: int = 3
+    """Headings ``h1`` … ``h{headline_levels}`` can be an article's headline."""
+    title_match: float = 0.6
+    """A heading names the page (or a query names a heading) from this word overlap (Dice)."""
+    min_repeated_share: float = 0.15
+    """Sibling elements of one tag and class that each hold this share of the page's text are
+    story containers, with or without headings."""
+    story_levels: int = 2
+    """Repeated story containers are found from ``h1`` and ``h2`` headlines (``h3`` is mostly
+    teasers and sidebar titles)."""
+    max_headings: int = 200
+    """At most this many headlines are read per page to find story containers (bounded work)."""
+
+    def __post_init__(self) -> None:
+        check_minimums(self, _UNIT_MINIMUMS)
+
+
+_UNIT_MINIMUMS = {
+    "min_article_chars": 0,
+    "headline_levels": 1,
+    "title_match": 0.0,
+    "max_headings": 0,
+    "story_levels": 1,
+    "min_repeated_share": 0.0,
+}
+DEFAULT_UNITS = UnitConfig()
+
+
+class Unit(NamedTuple):
+    """An article or a section of a page: blocks ``start`` … ``end`` (indices, inclusive).
+
+    A named tuple: a page may have hundreds of sections, made at every segmentation."""
+
+    id: int
+    """Position in :attr:`blockdex.page.Page.units`."""
+    kind: str
+    """``article`` or ``section``."""
+    start: int
+    end: int
+    heading: int | None = None
+    """Index of the unit's headline (article) or heading (section) block; None when it has none."""
+    title: str = ""
+    """The headline's or heading's text."""
+    level: int = 0
+    """The heading's level (1 for ``h1``); 0 when the unit has no heading."""
+    parent: int | None = None
+    """Id of the smallest unit that contains this one."""
+    source: str = ""
+    """Why it is a unit: the declaring tag or attribute (``article``, ``main``, ``itemtype``,
+    ``role``), ``repeated`` (one of several sibling containers of one tag and class, each with
+    a large share of the page's text), ``headlines`` (one of several runs that each open with a
+    headline of one level) or ``heading`` (a section)."""
+
+    def holds(self, index: int) -> bool:
+        """Whether block ``index`` lies in this unit."""
+        return self.start <= index <= self.end
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start + 1
+
+    def contains(self, other: Unit) -> bool:
+        return self.start <= other.start and other.end <= self.end
+
+    def to_json(self) -> dict[str, object]:
+        return self._asdict()
+
+
+# -- words and titles --------------------------------------------------------------------------
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words (each CJK character a word), for title and heading matching."""
+    return _WORD_RE.findall(text.lower())
+
+
+def word_overlap(a: Sequence[str], b: Sequence[str]) -> float:
+    """Dice coefficient of two word lists as sets: 1.0 for the same words, 0.0 for none shared."""
+    sa, sb = set(a), set(b)
+    if not sa or not sb:
+        return 0.0
+    return 2 * len(sa & sb) / (len(sa) + len(sb))
+
+
+def title_variants(title: str) -> list[str]:
+    """``title`` and, when site-name separators cut it, its longest piece (``Story | Site`` →
+    the story): the other pieces name the site, and would match its logo."""
+    title = " ".join((title or "").split())
+    if not title:
+        return []
+    pieces = [p.strip() for p in TITLE_SEPARATORS.split(title) if p.strip()]
+    longest = max(pieces, key=len) if pieces else ""
+    if longest and longest != title and len(words(longest)) >= 2:
+        return [title, longest]
+    return [title]
+
+
+def url_slug(url: str | None) -> str:
+    """The words of a URL's last meaningful path segment (``/2024/05/big-storm-hits-town.html``
+    → ``big storm hits town``); '' when the path has none."""
+    if not url:
+        return ""
+    try:
+        path = urlsplit(url).path
+    except ValueError:
+        return ""
+    for segment in reversed([s for s in unquote(path).split("/") if s]):
+        ext = _SLUG_EXT_RE.search(segment)
+        stem = segment[: ext.start()] if ext else segment
+        parts = [p for p in _SLUG_SPLIT_RE.split(stem) if p and not _SLUG_ID_RE.match(p)]
+        if len(parts) >= 2:
+            return " ".join(parts)
+    return ""
+
+
+def title_sources(title: str, meta: dict[str, str] | None, url: str | None) -> list[str]:
+    """The page's own statements of its title, most specific first: ``og:title`` (or
+    ``twitter:title``, or JSON-LD ``headline``), ``<title>`` and its pieces, the canonical URL's
+    slug."""
+    meta = meta or {}
+    found: list[str] = []
+    for text in (meta.get("og_title", ""), meta.get("html_title", ""), title):
+        for v in title_variants(text):
+            if v not in found:
+                found.append(v)
+    slug = url_slug(meta.get("canonical") or url)
+    if slug and slug not in found:
+        found.append(slug)
+    return found
+
+
+def title_match(text: str, sources: Iterable[Sequence[str]]) -> float:
+    """How well ``text`` (a heading) matches the best of ``sources`` (word lists)."""
+    w = set(words(text))
+    if not w:
+        return 0.0
+    best = 0.0
+    for s in sources:
+        ss = s if isinstance(s, (set, frozenset)) else set(s)
+        if ss:
+            best = max(best, 2 * len(w & ss) / (len(w) + len(ss)))
+    return best
+
+
+# -- the DOM side ------------------------------------------------------------------------------
+
+
+def declared_source(tag: str, role: str | None, itemtype: str | None) -> str | None:
+    """Why an element declares an article (its tag, ``role`` or ``itemtype``), or None."""
+    if tag in ("article", "main"):
+        return tag
+    if role is not None and role.strip().lower() in ("main", "article"):
+        return "role"
+    if itemtype and ARTICLE_ITEMTYPE_RE.search(itemtype):
+        return "itemtype"
+    return None
+
+
+def _survey(
+    root: object, heading_ids: list[int]
+) -> tuple[list[tuple[int, str, str | None, str | None]], list[list[int]]]:
+    """The elements below ``root`` that may declare an article, as ``(id, tag, role,
+    itemtype)`` in document order, and for each of ``heading_ids`` the ids from ``root`` down
+    to it."""
+    walks = lexbor(compiled)
+    if walks is not None:
+        return walks.unit_survey(root.mem_id, heading_ids)  # type: ignore[attr-defined]
+    candidates = []
+    root_id = root.mem_id  # type: ignore[attr-defined]
+    for node in root.css("article, main, [role], [itemtype]"):  # type: ignore[attr-defined]
+        if node.mem_id == root_id:  # the root itself (a body with an itemtype) is the page
+            continue
+        a = node.attributes
+        tag = node.tag if node.tag in ("article", "main") else ""
+        candidates.append((node.mem_id, tag, a.get("role"), a.get("itemtype")))
+    wanted = set(heading_ids)
+    found: dict[int, list[int]] = {}
+    if wanted:
+        for node in root.css("h1, h2, h3, h4, h5, h6"):  # type: ignore[attr-defined]
+            if node.mem_id in wanted:
+                chain = [node.mem_id]
+                p = node.parent
+                while p is not None and chain[-1] != root_id:
+                    chain.append(p.mem_id)
+                    p = p.parent
+                chain.reverse()
+                found[node.mem_id] = chain
+    return candidates, [found[h] for h in heading_ids if h in found]
+
+
+def _big_elements(root: object, min_share: float) -> list[tuple[int, int, str, str | None]]:
+    """The elements below ``root`` that hold at least ``min_share`` of its text (UTF-8 bytes of
+    its text nodes), in document order, as ``(id, parent id, tag, class)``."""
+    walks = lexbor(compiled)
+    if walks is not None:
+        return walks.big_elements(root.mem_id, min_share)  # type: ignore[attr-defined]
+    order: list[tuple[object, int]] = []  # (element, index of its parent in order or -1)
+    own: list[int] = []  # text bytes of each element's own text nodes
+    stack: list[tuple[object, int]] = [(root, -1)]
+    while stack:
+        node, parent = stack.pop()
+        at = len(order)
+        order.append((node, parent))
+        own.append(0)
+        kids = []
+        child = node.child  # type: ignore[attr-defined]
+        while child is not None:
+            if child.tag == "-text":
+                own[at] += len((child.text_content or "").encode("utf-8", "surrogatepass"))
+            elif child.tag and child.tag[0] not in "-_!#":
+                kids.append((child, at))
+            child = child.next
+        stack.extend(reversed(kids))
+    totals = own[:]
+    for at in range(len(order) - 1, 0, -1):
+        totals[order[at][1]] += totals[at]
+    if totals[0] == 0:
+        return []
+    threshold = int(min_share * totals[0])
+    return [
+        (node.mem_id, order[parent][0].mem_id, node.tag, node.attributes.get("class"))  # type: ignore[attr-defined]
+        for at, (node, parent) in enumerate(order)
+        if at and totals[at] >= threshold and node.child is not None  # type: ignore[attr-defined]
+    ]
+
+
+def _mark_ranges(root: object, element_ids: list[int | None], marks: set[int]) -> dict:
+    """For each element id in ``marks``, ``[first, last]`` positions in ``element_ids`` of the
+    blocks whose element is that element or lies inside it (a live tree under ``root``)."""
+    if not marks:
+        return {}
+    walks = lexbor(compiled)
+    if walks is not None:
+        return walks.mark_ranges(element_ids, sorted(marks))
+    parent: dict[int, int] = {}
+    stack = [root]
+    while stack:  # the parents of every element under root, without recursion
+        node = stack.pop()
+        child = node.child  # type: ignore[attr-defined]
+        while child is not None:
+            if child.tag and child.tag[0] not in "-_!#":
+                parent[child.mem_id] = node.mem_id  # type: ignore[attr-defined]
+                stack.append(child)
+            child = child.next
+    out: dict[int, list[int]] = {}
+    for pos, eid in enumerate(element_ids):
+        e = eid
+        while e is not None:
+            if e in marks:
+                span = out.get(e)
+                if span is None:
+                    out[e] = [pos, pos]
+                else:
+                    span[1] = pos
+            e = parent.get(e)
+    return out
+
+
+@dataclass(slots=True)
+class _Span:
+    start: int
+    end: int
+    source: str
+
+
+def heading_positions(blocks: Sequence[object]) -> list[tuple[int, int]]:
+    """``(position, level)`` of the heading blocks, in order."""
+    get = HEADING_LEVELS.get
+    return [
+        (pos, level)
+        for pos, level in enumerate([get(b.tag, 0) for b in blocks])  # type: ignore[attr-defined]
+        if level
+    ]
+
+
+def find_units(
+    root: object | None,
+    blocks: Sequence[object],
+    heads: Sequence[tuple[int, int]],
+    cfg: UnitConfig = DEFAULT_UNITS,
+) -> list[_Span]:
+    """Article spans (block positions) of the tree under ``root``. ``blocks`` are the page's
+    blocks in order (``scope[-1]`` is a block's element), ``heads`` their headings."""
+    n = len(blocks)
+    if root is None or n == 0:
+        return []
+    headlines = [(pos, level) for pos, level in heads if level <= cfg.story_levels]
+    element_ids: list[int | None] = [
+        b.scope[-1] if b.scope and b.source == "dom" else None  # type: ignore[attr-defined]
+        for b in blocks
+    ]
+    story = [element_ids[pos] for pos, _ in headlines[: cfg.max_headings]]
+    story_ids = list(dict.fromkeys(e for e in story if e is not None))  # split parts: once
+    if len(story_ids) < 2:
+        story_ids = []
+    candidates, chains = _survey(root, story_ids)
+    declared: dict[int, str] = {}
+    for eid, tag, role, itemtype in candidates:
+        why = declared_source(tag, role, itemtype)
+        if why is not None:
+            declared[eid] = why
+    # Repeated story containers: per headline level, the child of the deepest common ancestor.
+    story_children: dict[int, tuple[int, int]] = {}  # child id -> (parent id, level)
+    level_of = {element_ids[pos]: level for pos, level in headlines}
+    by_level: dict[int, list[list[int]]] = {}
+    for chain in chains:
+        by_level.setdefault(level_of[chain[-1]], []).append(chain)
+    for level, level_chains in by_level.items():
+        if len(level_chains) < 2:
+            continue
+        below = Counter(e for chain in level_chains for e in chain)
+        for chain in level_chains:
+            # from the root down, the first element with this heading alone below it
+            depth = next((d for d in range(1, len(chain)) if below[chain[d]] == 1), len(chain))
+            if depth < len(chain) - 1:  # a bare heading is a section, not a story
+                story_children.setdefault(chain[depth], (chain[depth - 1], level))
+    # Repeated big containers: siblings of one tag and class that each hold a large share of
+    # the page's text (an infinite-scroll wrapper per story, a digest's entries).
+    siblings: dict[tuple[int, str, str | None], list[int]] = {}
+    for eid, parent, tag, cls in _big_elements(root, cfg.min_repeated_share):
+        siblings.setdefault((parent, tag, cls), []).append(eid)
+    repeated = [ids for ids in siblings.values() if len(ids) >= 2]
+    if not declared and not story_children and not repeated:
+        return []
+    marks = set(declared) | set(story_children) | {p for p, _ in story_children.values()}
+    marks.update(e for ids in repeated for e in ids)
+    ranges = _mark_ranges(root, element_ids, marks)
+    if not ranges:
+        return []
+    prefix = [0, *accumulate(len(b.text) for b in blocks)]  # type: ignore[attr-defined]
+    min_chars = cfg.min_article_chars
+    spans: list[_Span] = []
+    for eid, why in declared.items():
+        r = ranges.get(eid)
+        if r is not None and prefix[r[1] + 1] - prefix[r[0]] >= min_chars:
+            spans.append(_Span(r[0], r[1], why))
+    groups: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for child, (parent, level) in story_children.items():
+        r = ranges.get(child)
+        if r is not None:
+            groups.setdefault((parent, level), []).append((r[0], ranges[parent][1]))
+    for starts in groups.values():
+        starts.sort()
+        runs = [
+            (s, (starts[k + 1][0] - 1) if k + 1 < len(starts) else parent_end)
+            for k, (s, parent_end) in enumerate(starts)
+        ]
+        runs = [(s, e) for s, e in runs if prefix[e + 1] - prefix[s] >= min_chars]
+        if len(runs) >= 2:
+            spans.extend(_Span(s, e, "headlines") for s, e in runs)
+    for ids in repeated:
+        spans.extend(_Span(*ranges[e], "repeated") for e in ids if e in ranges)
+    return spans
+
+
+# -- from spans to the page's units ------------------------------------------------------------
+
+
+def build_units(
+    spans: Sequence[_Span],
+    blocks: Sequence[object],
+    heads: Sequence[tuple[int, int]],
+    cfg: UnitConfig = DEFAULT_UNITS,
+) -> tuple[Unit, ...]:
+    """Article units (deduplicated spans) and section units, sorted by start (outer first),
+    with headlines, titles and parents set."""
+    first = blocks[0].index if blocks else 0  # type: ignore[attr-defined]
+    seen: dict[tuple[int, int], str] = {}
+    for s in spans:
+        seen.setdefault((s.start, s.end), s.source)  # the first reason found is kept
+    raw: list[tuple[int, int, str, str, int | None, int]] = []  # start, end, kind, source, head…
+    for (start, end), source in seen.items():
+        head, level = _headline(blocks, heads, start, end, cfg)
+        raw.append((start, end, "article", source, head, level))
+    # sections stop at the end of a declared article only: repeated containers and headline runs
+    # are layout guesses that often close right after a heading
+    articles = sorted((r[0], r[1]) for r in raw if r[3] not in ("repeated", "headlines"))
+    open_: list[tuple[int, int]] = []  # (level, position) of headings whose section is open
+    ends: dict[int, int] = {}
+    for pos, level in heads:
+        while open_ and open_[-1][0] >= level:
+            _, at = open_.pop()
+            ends[at] = pos - 1
+        open_.append((level, pos))
+    for _, at in open_:
+        ends[at] = len(blocks) - 1
+    levels = dict(heads)
+    for at, end in ends.items():
+        # never past the end of the innermost article the heading sits in
+        for k in range(bisect_right(articles, (at, len(blocks))) - 1, -1, -1):
+            a_start, a_end = articles[k]
+            if a_start <= at <= a_end and end > a_end:
+                end = a_end
+        # nor into an article that starts inside the section and ends after it (units nest)
+        for k in range(bisect_right(articles, (at, len(blocks))), len(articles)):
+            a_start, a_end = articles[k]
+            if a_start > end:
+                break
+            if a_end > end:
+                end = a_start - 1
+                break
+        raw.append((at, end, "section", "heading", at, levels[at]))
+    raw.sort(key=lambda r: (r[0], -r[1], r[2] != "article"))
+    units: list[Unit] = []
+    stack: list[Unit] = []
+    for start, end, kind, source, head, level in raw:
+        while stack and not (stack[-1].start <= start and end <= stack[-1].end):
+            stack.pop()
+        title = blocks[head].text[:300] if head is not None else ""  # type: ignore[attr-defined]
+        unit = Unit(
+            len(units),
+            kind,
+            first + start,
+            first + end,
+            None if head is None else first + head,
+            title,
+            level,
+            stack[-1].id if stack else None,
+            source,
+        )
+        units.append(unit)
+        stack.append(unit)
+    return tuple(units)
+
+
+def _headline(
+    blocks: Sequence[object],
+    heads: Sequence[tuple[int, int]],
+    start: int,
+    end: int,
+    cfg: UnitConfig,
+) -> tuple[int | None, int]:
+    """The position and level of the article's headline: its first heading of the highest
+    level (``h1`` before ``h2`` …) up to ``h{headline_levels}``."""
+    best: tuple[int, int] | None = None
+    k = bisect_left(heads, (start, 0))
+    while k < len(heads) and heads[k][0] <= end:
+        pos, level = heads[k]
+        if level <= cfg.headline_levels and (best is None or level < best[1]):
+            best = (pos, level)
+            if level == 1:
+                break
+        k += 1
+    return (best[0], best[1]) if best is not None else (None, 0)
+
+
+# -- the primary article -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Primary:
+    """What the page's title says about its units."""
+
+    unit: int | None
+    """Id of the primary article unit; None when no article unit holds the titled headline."""
+    headline: int | None
+    """Index of the heading that best matches the page's title (None below ``title_match``)."""
+    score: float
+    """That heading's match (0.0 … 1.0)."""
+    rivals: tuple[int, ...] = ()
+    """Ids of the article units that are other stories: each opens with its own headline, at the
+    primary headline's level or above, that does not name the page; outermost ones only."""
+
+
+NO_PRIMARY = Primary(None, None, 0.0)
+
+
+def find_primary(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> Primary:
+    """The heading that best matches the page's title sources (:func:`title_sources`), the
+    primary article around it (the outermost article unit holding it and no rival) and the
+    rivals outside that article."""
+    blocks = page.blocks
+    if not blocks:
+        return NO_PRIMARY
+    first = blocks[0].index
+    heads = [
+        (pos, level) for pos, level in heading_positions(blocks) if level <= cfg.headline_levels
+    ]
+    sources = title_sources(page.title, dict(page.meta), page.url)
+    source_words = [w for w in (frozenset(words(s)) for s in sources) if w]
+    if not heads or not source_words:
+        return NO_PRIMARY
+    # Dice >= title_match needs a heading of comparable length: longer than 4x the longest
+    # source or shorter than a quarter of the shortest one cannot match (no word list made).
+    lengths = [len(s) for s in sources if s.strip()]
+    shortest, longest = min(lengths) / 4, 4 * max(lengths)
+    best: tuple[float, int, int] | None = None  # (score, -level, -position) maximised
+    for pos, level in heads:
+        text = blocks[pos].text
+        if not shortest <= len(text) <= longest:
+            continue
+        score = title_match(text, source_words)
+        key = (round(score, 6), -level, -pos)
+        if score >= cfg.title_match and (best is None or key > best):
+            best = key
+    if best is None:
+        return NO_PRIMARY
+    headline = first - best[2]
+    level = -best[1]
+    articles = [u for u in page.units if u.kind == "article"]
+
+    def is_rival(u: Unit) -> bool:
+        if u.holds(headline) or u.heading is None or u.level > level:
+            return False
+        return title_match(blocks[u.heading - first].text, source_words) < cfg.title_match
+
+    rivals = [u for u in articles if is_rival(u)]
+    holders = [u for u in articles if u.holds(headline)]  # outer first, as units are sorted
+    primary: Unit | None = None
+    for u in holders:  # outermost first: the first one that holds no rival
+        if not any(u.contains(r) for r in rivals):
+            primary = u
+            break
+    if primary is None and holders:
+        primary = holders[-1]
+    outer = [
+        r
+        for r in rivals
+        if not any(o is not r and o.contains(r) for o in rivals)
+        and (primary is None or not (primary.contains(r) or r.contains(primary)))
+    ]
+    return Primary(
+        primary.id if primary is not None else None,
+        headline,
+        best[0],
+        tuple(r.id for r in outer),
+    )
+
+
+def page_units(
+    root: object | None, blocks: Sequence[Block], cfg: UnitConfig = DEFAULT_UNITS
+) -> tuple[Unit, ...]:
+    """The articles and sections of a segmented page (``root``: the live tree its blocks came
+    from), sorted by first block, outer ones first."""
+    heads = heading_positions(blocks)
+    spans = find_units(root, blocks, heads, cfg)
+    return build_units(spans, blocks, heads, cfg) if spans or heads else ()
+
+
+# -- stories: the titled one among the kept blocks ---------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StoryConfig:
+    """Tunables of :func:`titled_story` (chosen on the composite pages' dev split, made from
+    training pages; checked on the training pages of every shared set, where they change
+    almost nothing)."""
+
+    min_gap_blocks: int = 15
+    """Kept blocks further apart than this many dropped blocks …"""
+    min_gap_words: int = 100
+    """… holding this many words belong to different stories: between two stories lie the
+    first one's footer and the next one's header and navigation."""
+    min_story_words: int = 80
+    """A run of kept blocks is a story of its own only with this many content words (a reply
+    or a product note is not)."""
+    max_similarity: float = 0.15
+    """Cosine of content-word counts below which two runs are different stories: parts of one
+    article share its names and topic words (training pages: 0.36 on average), unrelated
+    stories do not (0.05)."""
+    max_title_share: float = 0.5
+    """A run that holds this share of the title's content words is about the titled story."""
+    title_lead: float = 0.1
+    """A titled story the model missed is taken only when it holds this much more of the
+    title's words than the story the model kept instead (the title names the page's story)."""
+    tail_blocks: int = 3
+    """The titled story's region ends this many blocks after its last kept run (its closing
+    lines), before the gap that leads to the next story."""
+
+    def __post_init__(self) -> None:
+        check_minimums(self, dict.fromkeys(("min_gap_blocks", "min_gap_words",
+                                            "min_story_words", "max_similarity",
+                                            "max_title_share", "title_lead", "tail_blocks"), 0))  # fmt: skip
+
+
+DEFAULT_STORIES = StoryConfig()
+_CONTENT_WORD_RE = re.compile(r"\w{2,}")
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words of two or more characters that are neither stop words nor numbers."""
+    from blockdex.features import stopwords
+
+    stop = _stop_words(stopwords)
+    return [w for w in _CONTENT_WORD_RE.findall(text.lower()) if w not in stop and not w.isdigit()]
+
+
+_STOP: list[frozenset[str]] = []
+
+
+def _stop_words(load: object) -> frozenset[str]:
+    if not _STOP:
+        _STOP.append(load())  # type: ignore[operator]
+    return _STOP[0]
+
+
+def _cosine(a: Counter[str], b: Counter[str]) -> float:
+    if not a or not b:
+        return 0.0
+    if len(a) > len(b):
+        a, b = b, a
+    dot = sum(v * b[w] for w, v in a.items() if w in b)
+    return dot / ((sum(v * v for v in a.values()) * sum(v * v for v in b.values())) ** 0.5)
+
+
+def kept_runs(
+    page: Page, kept: Sequence[int], cfg: StoryConfig = DEFAULT_STORIES
+) -> list[list[int]]:
+    """Positions of the kept blocks cut into runs where a wide gap of dropped blocks lies
+    between two of them (:attr:`StoryConfig.min_gap_blocks`, ``min_gap_words``)."""
+    blocks = page.blocks
+    runs: list[list[int]] = []
+    for pos in kept:
+        if runs:
+            last = runs[-1][-1]
+            if pos - last - 1 >= cfg.min_gap_blocks:
+                gap_words = sum(len(blocks[q].text.split()) for q in range(last + 1, pos))
+                if gap_words >= cfg.min_gap_words:
+                    runs.append([pos])
+                    continue
+            runs[-1].append(pos)
+        else:
+            runs.append([pos])
+    return runs
+
+
+def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
+    """Position of the block that states the page's title, or None when no block names it.
+
+    Candidates are short blocks matching :func:`title_sources` by at least ``cfg.title_match``
+    (a heading, or a bold line on pages without headings). A near-exact match (0.9) beats a
+    partial one, a heading beats another block, and the earliest wins among equals: a title
+    also appears further down, in the next story's "more headlines" lists."""
+    sources = title_sources(page.title, dict(page.meta), page.url)
+    source_words = [w for w in (frozenset(words(s)) for s in sources) if w]
+    if not source_words:
+        return None
+    lengths = [len(s) for s in sources if s.strip()]
+    shortest, longest = min(lengths) / 4, 4 * max(lengths)
+    best: tuple[bool, bool, int] | None = None
+    for pos, b in enumerate(page.blocks):
+        if not shortest <= len(b.text) <= longest:
+            continue
+        score = title_match(b.text, source_words)
+        if score < cfg.title_match:
+            continue
+        key = (score >= NEAR_EXACT_TITLE, b.tag in HEADING_LEVELS, -pos)
+        if best is None or key > best:
+            best = key
+    return None if best is None else -best[2]
+
+
+NEAR_EXACT_TITLE = 0.9
+"""A heading or line matching the title this well states it (case, punctuation and a word or
+two aside)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoryRegion:
+    """The part of a page where its titled story lies, when other stories share the page."""
+
+    first: int
+    last: int
+    """Positions (inclusive) of the region's first and last block."""
+    other: tuple[int, ...]
+    """Positions of the kept blocks that belong to other stories."""
+    missed: bool
+    """True when the model kept none of the titled story (only another one): the predictor must
+    find it in the region and check that it is a story of its own before using it."""
+
+
+def _story_texts(page: Page, runs: Sequence[Sequence[int]]) -> list[list[str]]:
+    return [content_words(" ".join(page.blocks[p].text for p in run)) for run in runs]
+
+
+def missed_story_found(
+    page: Page, found: Sequence[str], kept: Sequence[str], cfg: StoryConfig = DEFAULT_STORIES
+) -> bool:
+    """Whether ``found`` (content words the model keeps in a :class:`StoryRegion` it had missed)
+    is the titled story, not ``kept`` (what it kept instead): a story's length, unlike the kept
+    one, and holding more of the title's words than it by :attr:`StoryConfig.title_lead`."""
+    if len(found) < cfg.min_story_words or _cosine(Counter(found), Counter(kept)) >= (
+        cfg.max_similarity
+    ):
+        return False
+    sources = title_sources(page.title, dict(page.meta), page.url)
+    title_words = set(content_words(sources[0])) if sources else set()
+    if not title_words:
+        return False
+    share = len(title_words.intersection(found)) / len(title_words)
+    return share >= len(title_words.intersection(kept)) / len(title_words) + cfg.title_lead
+
+
+def titled_story(
+    page: Page,
+    kept: Sequence[int],
+    cfg: StoryConfig = DEFAULT_STORIES,
+    units_cfg: UnitConfig = DEFAULT_UNITS,
+) -> StoryRegion | None:
+    """Where the titled story lies when the kept blocks (positions) hold other stories — the one
+    a news site appended below the page's own, the other entries of a digest; None when they
+    hold one story.
+
+    The kept blocks are cut into runs at wide gaps (:func:`kept_runs`). The titled run is the
+    one holding the title's block (:func:`title_block`) or the first after it; without such a
+    block, the first run with a story's words (an appended story comes after the page's own).
+    A run of :attr:`StoryConfig.min_story_words` content words that shares few words with the
+    titled run and few of the title's is another story. The region runs from after the nearest
+    other story before the titled run to just after the last run before the nearest other story
+    after it (the next story's header and navigation stay out).
+
+    When the titled run itself starts a wide gap after the title's block and holds few of the
+    title's words, the model kept another story and missed the titled one: the region then runs
+    from the title's block to before that run (``missed``)."""
+    if not kept:
+        return None
+    runs = kept_runs(page, kept, cfg)
+    at = title_block(page, units_cfg)
+    if at is not None:
+        in_unit = _titled_unit_story(page, kept, at, cfg)
+        if in_unit is not None:
+            return in_unit
+    texts = _story_texts(page, runs)
+    primary = None if at is None else next((k for k, r in enumerate(runs) if r[-1] >= at), None)
+    title_words: set[str] = set()
+    if primary is not None:
+        sources = title_sources(page.title, dict(page.meta), page.url)
+        title_words = set(content_words(sources[0])) if sources else set()
+
+    def title_share(k: int) -> float:
+        return len(title_words.intersection(texts[k])) / len(title_words) if title_words else 0.0
+
+    if primary is not None and at is not None and runs[primary][0] > at:
+        gap = runs[primary][0] - at - 1
+        if (
+            gap >= cfg.min_gap_blocks
+            and len(texts[primary]) >= cfg.min_story_words
+            and title_share(primary) < cfg.max_title_share
+            and sum(len(page.blocks[q].text.split()) for q in range(at + 1, runs[primary][0]))
+            >= cfg.min_gap_words
+        ):
+            first = runs[primary - 1][-1] + 1 if primary > 0 else 0
+            first, last = _unit_region(
+                page, at, runs[primary], (min(first, at), runs[primary][0] - 1)
+            )
+            return StoryRegion(first, last, tuple(runs[primary]), missed=True)
+    if len(runs) < 2:
+        return None
+    if primary is None:
+        primary = next((k for k, t in enumerate(texts) if len(t) >= cfg.min_story_words), None)
+        if primary is None:
+            return None
+
+    def first_other(side: range) -> int | None:
+        # walking away from the titled run, the first run of a story's size that reads unlike
+        # the titled story (the titled run and the runs passed on the way)
+        story = Counter(texts[primary])
+        for k in side:
+            run_words = Counter(texts[k])
+            if (
+                len(texts[k]) >= cfg.min_story_words
+                and title_share(k) < cfg.max_title_share
+                and _cosine(story, run_words) < cfg.max_similarity
+            ):
+                return k
+            story.update(run_words)
+        return None
+
+    after = first_other(range(primary + 1, len(runs)))
+    before = first_other(range(primary - 1, -1, -1))
+    if after is None and before is None:
+        return None
+    first = 0 if before is None else runs[before][-1] + 1
+    last = len(page.blocks) - 1
+    if after is not None:
+        # up to a few blocks past the titled story's last run (its closing lines), never into
+        # the gap's far side, which is the next story's header
+        last = min(runs[after - 1][-1] + cfg.tail_blocks, runs[after][0] - 1)
+    other = [p for k, r in enumerate(runs) if (k < primary and before is not None and k <= before)
+             or (after is not None and k >= after) for p in r]  # fmt: skip
+    first, last = _unit_region(
+        page, at if at is not None else runs[primary][0], other, (first, last)
+    )
+    return StoryRegion(first, last, tuple(other), missed=False)
+
+
+def _titled_unit_story(
+    page: Page, kept: Sequence[int], at: int, cfg: StoryConfig
+) -> StoryRegion | None:
+    """:func:`titled_story` through the page's own containers: when the title's block lies in
+    an article unit that does not hold every kept block (the story's wrapper, a digest's
+    entry), the kept runs outside it that are stories of their own are the other stories and
+    the unit is the region. None when there is no such unit or no such run."""
+    first = page.blocks[0].index
+    holder: Unit | None = None
+    lo, hi = first + kept[0], first + kept[-1]
+    for u in page.units:
+        if u.kind != "article" or u.source == "headlines" or not u.holds(first + at):
+            continue  # runs between headlines are as often a page's sections as its stories
+        if not (u.start <= lo and hi <= u.end) and (holder is None or u.size > holder.size):
+            holder = u
+    if holder is None:
+        return None
+    start, end = holder.start - first, holder.end - first
+    inside = [p for p in kept if start <= p <= end]
+    outside = [p for p in kept if not start <= p <= end]
+    own = content_words(" ".join(page.blocks[p].text for p in inside))
+    sources = title_sources(page.title, dict(page.meta), page.url)
+    title_words = set(content_words(sources[0])) if sources else set()
+    own_counts = Counter(own)
+    other: list[int] = []
+    for run in kept_runs(page, outside, cfg):
+        words_ = content_words(" ".join(page.blocks[p].text for p in run))
+        share = len(title_words.intersection(words_)) / len(title_words) if title_words else 0.0
+        if (
+            len(words_) >= cfg.min_story_words
+            and share < cfg.max_title_share
+            and _cosine(own_counts, Counter(words_)) < cfg.max_similarity
+        ):
+            other.extend(run)
+    if not other:
+        return None
+    return StoryRegion(start, end, tuple(other), missed=len(own) < cfg.min_story_words)
+
+
+def _unit_region(
+    page: Page, anchor: int, other: Sequence[int], region: tuple[int, int]
+) -> tuple[int, int]:
+    """The largest article unit holding position ``anchor`` (the title's block or the titled
+    run) and none of the ``other`` stories' positions, as positions; ``region`` when there is
+    none. A page's own containers mark where its stories begin and end exactly; the gaps
+    between kept blocks only roughly."""
+    if not page.units:
+        return region
+    first = page.blocks[0].index
+    at = first + anchor
+    others = [first + p for p in other]
+    best: Unit | None = None
+    for u in page.units:
+        if u.kind != "article" or not u.holds(at):
+            continue
+        if any(u.holds(o) for o in others):
+            continue
+        if best is None or u.size > best.size:
+            best = u
+    return region if best is None else (best.start - first, best.end - first)
+
+
+# -- queries that name a unit ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NamedUnit:
+    """The article or section a query names."""
+
+    kind: str
+    """``article`` (the query names a story: its title or headline) or ``section``."""
+    first: int
+    last: int
+    """Positions (inclusive) of the unit's first and last block."""
+    heading: int
+    """Position of the heading the query matched."""
+    score: float
+
+
+NAMED_UNIT_MATCH = 0.8
+"""A query names a heading when their content words overlap this much (Dice; case,
+punctuation, word order and stop words ignored)."""
+MIN_NAMING_WORDS = 2
+"""…and the query has at least this many content words ("Comments" names nothing)."""
+
+
+def _other_story_beside(page: Page, holder: Unit, others: Sequence[Unit], level: int) -> bool:
+    """Whether one of ``others``, outside ``holder``, is another story: the heading ranks at the
+    top of ``holder`` and the two read as different stories (a page's header and body, or its
+    sections, share the story's words)."""
+    if holder.heading is not None and level > holder.level:
+        return False
+    first = page.blocks[0].index
+
+    def words_of(u: Unit) -> list[str]:
+        return content_words(
+            " ".join(b.text for b in page.blocks[u.start - first : u.end - first + 1])
+        )
+
+    own = words_of(holder)
+    if len(own) < DEFAULT_STORIES.min_story_words:
+        return False
+    own_counts = Counter(own)
+    for o in others:
+        if o.contains(holder):
+            continue
+        theirs = words_of(o)
+        if (
+            len(theirs) >= DEFAULT_STORIES.min_story_words
+            and _cosine(own_counts, Counter(theirs)) < DEFAULT_STORIES.max_similarity
+        ):
+            return True
+    return False
+
+
+def named_unit(page: Page, query: str, cfg: UnitConfig = DEFAULT_UNITS) -> NamedUnit | None:
+    """The article or section whose heading ``query`` names, or None.
+
+    The query is compared whole and without a site-name part (``Big storm hits | Site``) with
+    the page's headings, and with its other short lines (a title set in bold on a page without
+    headings; read as a top-level heading). It names an *article* when the page holds other
+    stories (article units with a headline of the matched heading's rank) and an article unit
+    holds the heading and none of them — a digest's entry, the next story below the page's
+    own — or when the heading is the line that names the page itself (the page's title, asked
+    for: its main content). Otherwise a heading names its *section* (up to the next heading of
+    the same or a higher rank)."""
+    variants = [frozenset(content_words(v)) for v in title_variants(query)]
+    variants = [v for v in variants if len(v) >= MIN_NAMING_WORDS]
+    if not variants or not page.blocks:
+        return None
+    blocks = page.blocks
+    first = blocks[0].index
+    longest = 4 * max(len(v) for v in title_variants(query))
+    best: tuple[float, int, int] | None = None  # (score, -level, -position)
+    for pos, b in enumerate(blocks):
+        level = HEADING_LEVELS.get(b.tag)
+        if level is None and not 0 < len(b.text) <= longest:
+            continue
+        line = frozenset(content_words(b.text))
+        if not line:
+            continue
+        score = max(2 * len(v & line) / (len(v) + len(line)) for v in variants)
+        key = (score, -(level or 1), -pos)
+        if score >= NAMED_UNIT_MATCH and (best is None or key > best):
+            best = key
+    if best is None:
+        return None
+    score, level, pos = best[0], -best[1], -best[2]
+    at = first + pos
+    # runs between headlines are as often a page's sections as its stories: declared and
+    # repeated containers only
+    articles = [u for u in page.units if u.kind == "article" and u.source != "headlines"]
+    others = [  # other stories: article units opening with a headline of this rank or above
+        u
+        for u in articles
+        if u.heading is not None and u.heading != at and u.level <= level and not u.holds(at)
+    ]
+    holder: Unit | None = None
+    for u in articles:
+        if u.holds(at) and not any(u.contains(o) for o in others):
+            if holder is None or u.size > holder.size:
+                holder = u
+    top = min(level_ for _, level_ in heading_positions(blocks)) if heading_positions(blocks) else 1
+    names_page = page.primary.headline == at and level <= top
+    if holder is not None and (names_page or _other_story_beside(page, holder, others, level)):
+        return NamedUnit("article", holder.start - first, holder.end - first, pos, score)
+    if names_page:  # the page's own title, on a page without article units: its main content
+        return NamedUnit("article", 0, len(blocks) - 1, pos, score)
+    section = next((u for u in page.units if u.kind == "section" and u.heading == at), None)
+    if section is None:
+        return None
+    return NamedUnit("section", section.start - first, section.end - first, pos, score)
