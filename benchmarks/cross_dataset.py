@@ -71,6 +71,13 @@ def main() -> int:
         help="training seeds, comma-separated (default: the shipped one); with several, each row "
         "shows the mean over seeds and the lowest and highest",
     )
+    ap.add_argument(
+        "--compare-units",
+        action="store_true",
+        help="also score each left-out model without the unit rules (the titled story kept "
+        "alone, never an empty result): ContentPredictor(stories=False, never_empty=False), "
+        "the same trees, so the two columns differ by the rules only",
+    )
     args = ap.parse_args()
     try:
         seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else [TrainConfig().seed]
@@ -81,15 +88,18 @@ def main() -> int:
     extra = [n for n in args.train_only.split(",") if n and n not in names]
     trainable = [n for n in names if n != "l3s-gn1"] + extra
     train_data = {n: collect((n,), "train") for n in trainable}
+    without = " without the unit rules |" if args.compare_units else ""
     print(
         "| left out (pages) | metric | blockdex, trained without it |"
+        + without
         + "".join(f" {p} |" for p in peers)
     )
-    print(f"|---|---|---:|{'---:|' * len(peers)}")
+    print(f"|---|---|---:|{'---:|' * (len(peers) + bool(without))}")
     for held in names:
         used = [n for n in trainable if n != held]
         pages = list(load_dataset(held))
         values = []
+        plain: list[float] = []
         for seed in seeds:
             cfg = TrainConfig(datasets=tuple(used), seed=seed)
             if args.trees:
@@ -100,9 +110,22 @@ def main() -> int:
                 "content", pages, lambda p, ex=ex: ex.extract(p.html, url=p.url, output="text")
             )
             values.append(_value(ours))
+            if args.compare_units:
+                ex0 = Extractor(ContentPredictor(model, stories=False, never_empty=False))
+                plain.append(
+                    _value(
+                        _score(
+                            "content",
+                            pages,
+                            lambda p, ex=ex0: ex.extract(p.html, url=p.url, output="text"),
+                        )
+                    )
+                )
         theirs = [_score(p, pages) for p in peers]
         metric = "token F1" if "F1" in ours else "snippet F1"
         row = "".join(f" {_cell(s)} |" for s in theirs)
+        if args.compare_units:
+            row = f" {_seeds_cell(plain)} |" + row
         print(f"| {held} ({len(pages)}) | {metric} | {_seeds_cell(values)} |{row}")
         sys.stdout.flush()
     return 0

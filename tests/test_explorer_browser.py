@@ -104,3 +104,49 @@ def test_explorer_marks_kept_green_and_dropped_red() -> None:
             assert shot.stat().st_size > 10_000
         finally:
             browser.close()
+
+
+def test_explorer_frames_units_and_marks_the_primary_article() -> None:
+    pytest.importorskip("starlette", reason="the explorer needs blockdex[server]")
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="the browser test needs the playwright package"
+    )
+    executable = _chromium()
+    story = (DATA / "units" / "next-story.html").read_text(encoding="utf-8")
+
+    with serve_in_thread(ServerConfig(max_concurrency=2)) as base, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_FLAGS, timeout=60_000
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(base + "/", wait_until="load")
+            page.fill("#html", story)
+            page.fill("#query", "")
+            page.select_option("#method", "")
+            with page.expect_navigation():
+                page.click("#submit")
+            page.wait_for_selector("li.unit", timeout=30_000)
+
+            primary = page.locator("li.unit.article.primary")
+            assert primary.count() == 1
+            assert (
+                "Riverton opens its new public library"
+                in primary.locator(".unit-label").first.inner_text()
+            )
+            # the appended story is framed as an article of its own, outside the primary one
+            others = page.locator("li.unit.article:not(.primary)")
+            labels = " ".join(others.locator(":scope > .unit-label").all_inner_texts())
+            assert "Harbour United" in labels
+            assert primary.locator("li.block", has_text="Harbour United came").count() == 0
+            # its blocks sit inside the frame, and the frame is drawn
+            assert primary.locator("li.block.kept").count() > 0
+            width = primary.evaluate("e => getComputedStyle(e).borderTopWidth")
+            assert float(width.rstrip("px")) >= 2
+            assert page.locator("li.unit.section").count() > 0
+
+            shot = _artifacts() / "explorer-units.png"
+            page.screenshot(path=str(shot), full_page=True)
+            assert shot.stat().st_size > 10_000
+        finally:
+            browser.close()

@@ -190,7 +190,7 @@ class Extractor:
                 return shown, dataclasses.replace(
                     retry, fallback="hidden-content", warnings=(*retry.warnings, note)
                 )
-        if _readable_words(page) == 0:
+        if _readable_words(page) == 0 and getattr(predictor, "never_empty", True):
             description = page.meta.get("description", "").strip()
             if description:
                 block = Block(

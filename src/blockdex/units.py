@@ -29,11 +29,13 @@ whole.
 
 from __future__ import annotations
 
+import math
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import accumulate
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import unquote, urlsplit
@@ -647,19 +649,25 @@ _CONTENT_WORD_RE = re.compile(r"\w{2,}")
 
 def content_words(text: str) -> list[str]:
     """Lower-cased words of two or more characters that are neither stop words nor numbers."""
-    from blockdex.features import stopwords
-
-    stop = _stop_words(stopwords)
+    stop = _stop_words()
     return [w for w in _CONTENT_WORD_RE.findall(text.lower()) if w not in stop and not w.isdigit()]
 
 
-_STOP: list[frozenset[str]] = []
+def content_counts(text: str) -> Counter[str]:
+    """:func:`content_words` counted (the words are counted first and the stop words and
+    numbers taken out of the distinct ones: a long text costs one pass)."""
+    counts = Counter(_CONTENT_WORD_RE.findall(text.lower()))
+    stop = _stop_words()
+    for w in [w for w in counts if w in stop or w.isdigit()]:
+        del counts[w]
+    return counts
 
 
-def _stop_words(load: object) -> frozenset[str]:
-    if not _STOP:
-        _STOP.append(load())  # type: ignore[operator]
-    return _STOP[0]
+@lru_cache(maxsize=1)
+def _stop_words() -> frozenset[str]:
+    from blockdex.features import stopwords
+
+    return stopwords()
 
 
 def _cosine(a: Counter[str], b: Counter[str]) -> float:
@@ -705,11 +713,28 @@ def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
         return None
     lengths = [len(s) for s in sources if s.strip()]
     shortest, longest = min(lengths) / 4, 4 * max(lengths)
+    # Dice >= t needs at least t/(2-t) of a source's words in the block, so at least that many
+    # of them in its lower-cased text: a cheap test that rules out almost every block
+    t = cfg.title_match
+    needs = [(tuple(ws), math.ceil(t * len(ws) / (2 - t) - 1e-9)) for ws in source_words]
+    probe = tuple(frozenset().union(*source_words))  # first all sources' words at once
+    need = min(n for _, n in needs)
+    blocks = page.blocks
+    texts = [b.text for b in blocks]
+    # a title line is short: at most TITLE_LINE_WORDS times the longest source's words
+    max_spaces = math.ceil(TITLE_LINE_WORDS * max(map(len, source_words)))
     best: tuple[bool, bool, int] | None = None
-    for pos, b in enumerate(page.blocks):
-        if not shortest <= len(b.text) <= longest:
+    for pos, n in enumerate(map(len, texts)):
+        if not shortest <= n <= longest:
             continue
-        score = title_match(b.text, source_words)
+        text = texts[pos]
+        if text.count(" ") >= max_spaces:
+            continue
+        has = text.lower().__contains__
+        if sum(map(has, probe)) < need or all(sum(map(has, ws)) < n for ws, n in needs):
+            continue
+        b = blocks[pos]
+        score = title_match(text, source_words)
         if score < cfg.title_match:
             continue
         key = (score >= NEAR_EXACT_TITLE, b.tag in HEADING_LEVELS, -pos)
@@ -718,6 +743,9 @@ def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
     return None if best is None else -best[2]
 
 
+TITLE_LINE_WORDS = 2.5
+"""A block with this many times more words than the longest title source is prose, not a line
+that states the title (Dice 0.6 would need most of its words repeated): not a candidate."""
 NEAR_EXACT_TITLE = 0.9
 """A heading or line matching the title this well states it (case, punctuation and a word or
 two aside)."""
@@ -737,26 +765,47 @@ class StoryRegion:
     find it in the region and check that it is a story of its own before using it."""
 
 
-def _story_texts(page: Page, runs: Sequence[Sequence[int]]) -> list[list[str]]:
-    return [content_words(" ".join(page.blocks[p].text for p in run)) for run in runs]
+def _counts_of(page: Page, positions: Iterable[int]) -> Counter[str]:
+    return content_counts(" ".join(page.blocks[p].text for p in positions))
+
+
+def _title_words(page: Page) -> frozenset[str]:
+    sources = title_sources(page.title, dict(page.meta), page.url)
+    return frozenset(content_words(sources[0])) if sources else frozenset()
+
+
+def _share(title_words: frozenset[str], counts: Counter[str]) -> float:
+    """The share of the title's content words that ``counts`` holds."""
+    if not title_words:
+        return 0.0
+    return sum(w in counts for w in title_words) / len(title_words)
+
+
+def _share_in(title_words: frozenset[str], lower: str) -> float:
+    """:func:`_share` of the content words of the lower-cased text ``lower``, without counting
+    them: a title word is among them when it stands in the text between non-word characters."""
+    if not title_words:
+        return 0.0
+    found = sum(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", lower) is not None for w in title_words)
+    return found / len(title_words)
 
 
 def missed_story_found(
-    page: Page, found: Sequence[str], kept: Sequence[str], cfg: StoryConfig = DEFAULT_STORIES
+    page: Page,
+    found: Counter[str],
+    kept: Counter[str],
+    cfg: StoryConfig = DEFAULT_STORIES,
 ) -> bool:
-    """Whether ``found`` (content words the model keeps in a :class:`StoryRegion` it had missed)
-    is the titled story, not ``kept`` (what it kept instead): a story's length, unlike the kept
-    one, and holding more of the title's words than it by :attr:`StoryConfig.title_lead`."""
-    if len(found) < cfg.min_story_words or _cosine(Counter(found), Counter(kept)) >= (
-        cfg.max_similarity
-    ):
+    """Whether ``found`` (content-word counts of what the model keeps in a
+    :class:`StoryRegion` it had missed) is the titled story, not ``kept`` (what it kept
+    instead): a story's length, unlike the kept one, and holding more of the title's words than
+    it by :attr:`StoryConfig.title_lead`."""
+    if found.total() < cfg.min_story_words or _cosine(found, kept) >= cfg.max_similarity:
         return False
-    sources = title_sources(page.title, dict(page.meta), page.url)
-    title_words = set(content_words(sources[0])) if sources else set()
+    title_words = _title_words(page)
     if not title_words:
         return False
-    share = len(title_words.intersection(found)) / len(title_words)
-    return share >= len(title_words.intersection(kept)) / len(title_words) + cfg.title_lead
+    return _share(title_words, found) >= _share(title_words, kept) + cfg.title_lead
 
 
 def titled_story(
@@ -769,13 +818,16 @@ def titled_story(
     a news site appended below the page's own, the other entries of a digest; None when they
     hold one story.
 
-    The kept blocks are cut into runs at wide gaps (:func:`kept_runs`). The titled run is the
-    one holding the title's block (:func:`title_block`) or the first after it; without such a
-    block, the first run with a story's words (an appended story comes after the page's own).
-    A run of :attr:`StoryConfig.min_story_words` content words that shares few words with the
-    titled run and few of the title's is another story. The region runs from after the nearest
-    other story before the titled run to just after the last run before the nearest other story
-    after it (the next story's header and navigation stay out).
+    The kept blocks are cut into runs at wide gaps (:func:`kept_runs`). When the title's block
+    (:func:`title_block`) lies in an article unit that does not hold every kept block, that unit
+    is the titled story's and the runs outside it that read as stories of their own are the
+    others (:func:`_titled_unit_story`). Otherwise the titled run is the one holding the title's
+    block or the first after it; without such a block, the first run with a story's words (an
+    appended story comes after the page's own). A run of :attr:`StoryConfig.min_story_words`
+    content words that shares few words with the titled story and few of the title's is another
+    story. The region runs from after the nearest other story before the titled run to just
+    after the last run before the nearest other story after it (the next story's header and
+    navigation stay out).
 
     When the titled run itself starts a wide gap after the title's block and holds few of the
     title's words, the model kept another story and missed the titled one: the region then runs
@@ -783,27 +835,35 @@ def titled_story(
     if not kept:
         return None
     runs = kept_runs(page, kept, cfg)
+    if len(runs) == 1 and not _units_split(page, kept, cfg):
+        # one run and no container that leaves part of it out: only a story the model missed
+        # far above the run is possible, and only when the run lacks the title's words
+        run = runs[0]
+        if run[0] <= cfg.min_gap_blocks:
+            return None
+        text = " ".join(page.blocks[p].text for p in run)
+        if len(text) + 1 < 3 * cfg.min_story_words or (
+            _share_in(_title_words(page), text.lower()) >= cfg.max_title_share
+        ):
+            return None
     at = title_block(page, units_cfg)
     if at is not None:
         in_unit = _titled_unit_story(page, kept, at, cfg)
         if in_unit is not None:
             return in_unit
-    texts = _story_texts(page, runs)
     primary = None if at is None else next((k for k, r in enumerate(runs) if r[-1] >= at), None)
-    title_words: set[str] = set()
-    if primary is not None:
-        sources = title_sources(page.title, dict(page.meta), page.url)
-        title_words = set(content_words(sources[0])) if sources else set()
-
-    def title_share(k: int) -> float:
-        return len(title_words.intersection(texts[k])) / len(title_words) if title_words else 0.0
-
+    title_words = _title_words(page) if primary is not None else frozenset()
+    if len(runs) == 1 and (
+        primary is None or at is None or runs[0][0] - at - 1 < cfg.min_gap_blocks
+    ):
+        return None
+    counts = [_counts_of(page, run) for run in runs]
     if primary is not None and at is not None and runs[primary][0] > at:
         gap = runs[primary][0] - at - 1
         if (
             gap >= cfg.min_gap_blocks
-            and len(texts[primary]) >= cfg.min_story_words
-            and title_share(primary) < cfg.max_title_share
+            and counts[primary].total() >= cfg.min_story_words
+            and _share(title_words, counts[primary]) < cfg.max_title_share
             and sum(len(page.blocks[q].text.split()) for q in range(at + 1, runs[primary][0]))
             >= cfg.min_gap_words
         ):
@@ -815,23 +875,22 @@ def titled_story(
     if len(runs) < 2:
         return None
     if primary is None:
-        primary = next((k for k, t in enumerate(texts) if len(t) >= cfg.min_story_words), None)
+        primary = next((k for k, c in enumerate(counts) if c.total() >= cfg.min_story_words), None)
         if primary is None:
             return None
 
     def first_other(side: range) -> int | None:
         # walking away from the titled run, the first run of a story's size that reads unlike
         # the titled story (the titled run and the runs passed on the way)
-        story = Counter(texts[primary])
+        story = Counter(counts[primary])
         for k in side:
-            run_words = Counter(texts[k])
             if (
-                len(texts[k]) >= cfg.min_story_words
-                and title_share(k) < cfg.max_title_share
-                and _cosine(story, run_words) < cfg.max_similarity
+                counts[k].total() >= cfg.min_story_words
+                and _share(title_words, counts[k]) < cfg.max_title_share
+                and _cosine(story, counts[k]) < cfg.max_similarity
             ):
                 return k
-            story.update(run_words)
+            story.update(counts[k])
         return None
 
     after = first_other(range(primary + 1, len(runs)))
@@ -852,6 +911,27 @@ def titled_story(
     return StoryRegion(first, last, tuple(other), missed=False)
 
 
+def _story_units(page: Page) -> list[Unit]:
+    # runs between headlines are as often a page's sections as its stories
+    return [u for u in page.units if u.kind == "article" and u.source != "headlines"]
+
+
+def _units_split(page: Page, kept: Sequence[int], cfg: StoryConfig = DEFAULT_STORIES) -> bool:
+    """Whether an article unit leaves out kept blocks with text enough for a story (so it may
+    be the titled story's, and the rest another story's). ``min_story_words`` content words
+    of two or more characters need three characters each, less one."""
+    first = page.blocks[0].index
+    lo, hi = first + kept[0], first + kept[-1]
+    need = 3 * cfg.min_story_words - 1
+    for u in _story_units(page):
+        if u.start <= lo and hi <= u.end:
+            continue
+        start, end = u.start - first, u.end - first
+        if sum(len(page.blocks[p].text) + 1 for p in kept if not start <= p <= end) >= need:
+            return True
+    return False
+
+
 def _titled_unit_story(
     page: Page, kept: Sequence[int], at: int, cfg: StoryConfig
 ) -> StoryRegion | None:
@@ -862,33 +942,31 @@ def _titled_unit_story(
     first = page.blocks[0].index
     holder: Unit | None = None
     lo, hi = first + kept[0], first + kept[-1]
-    for u in page.units:
-        if u.kind != "article" or u.source == "headlines" or not u.holds(first + at):
-            continue  # runs between headlines are as often a page's sections as its stories
-        if not (u.start <= lo and hi <= u.end) and (holder is None or u.size > holder.size):
+    for u in _story_units(page):
+        if not u.holds(first + at) or (u.start <= lo and hi <= u.end):
+            continue
+        if holder is None or u.size > holder.size:
             holder = u
     if holder is None:
         return None
     start, end = holder.start - first, holder.end - first
-    inside = [p for p in kept if start <= p <= end]
     outside = [p for p in kept if not start <= p <= end]
-    own = content_words(" ".join(page.blocks[p].text for p in inside))
-    sources = title_sources(page.title, dict(page.meta), page.url)
-    title_words = set(content_words(sources[0])) if sources else set()
-    own_counts = Counter(own)
+    if not outside:
+        return None
+    own = _counts_of(page, (p for p in kept if start <= p <= end))
+    title_words = _title_words(page)
     other: list[int] = []
     for run in kept_runs(page, outside, cfg):
-        words_ = content_words(" ".join(page.blocks[p].text for p in run))
-        share = len(title_words.intersection(words_)) / len(title_words) if title_words else 0.0
+        theirs = _counts_of(page, run)
         if (
-            len(words_) >= cfg.min_story_words
-            and share < cfg.max_title_share
-            and _cosine(own_counts, Counter(words_)) < cfg.max_similarity
+            theirs.total() >= cfg.min_story_words
+            and _share(title_words, theirs) < cfg.max_title_share
+            and _cosine(own, theirs) < cfg.max_similarity
         ):
             other.extend(run)
     if not other:
         return None
-    return StoryRegion(start, end, tuple(other), missed=len(own) < cfg.min_story_words)
+    return StoryRegion(start, end, tuple(other), missed=own.total() < cfg.min_story_words)
 
 
 def _unit_region(
@@ -1004,21 +1082,18 @@ def named_unit(page: Page, query: str, cfg: UnitConfig = DEFAULT_UNITS) -> Named
     # runs between headlines are as often a page's sections as its stories: declared and
     # repeated containers only
     articles = [u for u in page.units if u.kind == "article" and u.source != "headlines"]
-    others = [  # other stories: article units opening with a headline of this rank or above
-        u
-        for u in articles
-        if u.heading is not None and u.heading != at and u.level <= level and not u.holds(at)
-    ]
-    holder: Unit | None = None
-    for u in articles:
-        if u.holds(at) and not any(u.contains(o) for o in others):
-            if holder is None or u.size > holder.size:
-                holder = u
-    top = min(level_ for _, level_ in heading_positions(blocks)) if heading_positions(blocks) else 1
-    names_page = page.primary.headline == at and level <= top
-    if holder is not None and (names_page or _other_story_beside(page, holder, others, level)):
-        return NamedUnit("article", holder.start - first, holder.end - first, pos, score)
-    if names_page:  # the page's own title, on a page without article units: its main content
+    holders = sorted((u for u in articles if u.holds(at)), key=lambda u: -u.size)
+    for holder in holders:  # the largest that has another story beside it
+        outside = [u for u in articles if u.end < holder.start or u.start > holder.end]
+        if _other_story_beside(page, holder, outside, level):
+            return NamedUnit("article", holder.start - first, holder.end - first, pos, score)
+    heads = heading_positions(blocks)
+    top = min(lv for _, lv in heads) if heads else 1
+    if page.primary.headline == at and level <= top:
+        # the page's own title: its main content (the primary article, else the page)
+        unit = page.primary_unit
+        if unit is not None:
+            return NamedUnit("article", unit.start - first, unit.end - first, pos, score)
         return NamedUnit("article", 0, len(blocks) - 1, pos, score)
     section = next((u for u in page.units if u.kind == "section" and u.heading == at), None)
     if section is None:

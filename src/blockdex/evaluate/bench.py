@@ -66,6 +66,8 @@ class PageRecord:
     snippets: tuple[int, int, int, int] | None = None
     """(with found, with missed, without found, without absent)."""
     error: str | None = None
+    empty: bool = False
+    """The output has no word although the ground truth has some (a reader got nothing)."""
 
 
 @dataclass(slots=True)
@@ -141,6 +143,7 @@ def _norm(s: str) -> str:
 def score_page(page: EvalPage, method: str, text: str, seconds: float, lcs: bool) -> PageRecord:
     rec = PageRecord(page=page.id, method=method, seconds=seconds, tokens=len(word_tokens(text)))
     if page.ground_truth is not None:
+        rec.empty = rec.tokens == 0 and bool(word_tokens(page.ground_truth))
         s = token_prf(text, page.ground_truth)
         rec.precision, rec.recall, rec.f1 = s.precision, s.recall, s.f1
         if lcs:
@@ -217,6 +220,7 @@ def summarise_method(method: str, records: list[PageRecord]) -> MethodSummary:
         s.scores["snippet R"] = float(r)
         s.scores["snippet F1"] = float(f)
     s.scores["tokens"] = statistics.fmean(r.tokens for r in records) if records else 0.0
+    s.scores["empty"] = float(sum(r.empty for r in records))
     return s
 
 
@@ -247,6 +251,7 @@ def markdown_table(dataset: str, summaries: list[MethodSummary], baseline: str) 
             "snippet R",
             "snippet F1",
             "tokens",
+            "empty",
         )
         if any(c in s.scores for s in summaries)
     ]
@@ -259,7 +264,7 @@ def markdown_table(dataset: str, summaries: list[MethodSummary], baseline: str) 
     ]
     for s in sorted(summaries, key=lambda s: -s.scores.get(key, -1.0)):
         vals = " | ".join(
-            (f"{s.scores[c]:.0f}" if c == "tokens" else f"{s.scores[c]:.3f}")
+            (f"{s.scores[c]:.0f}" if c in ("tokens", "empty") else f"{s.scores[c]:.3f}")
             if c in s.scores
             else "–"
             for c in cols

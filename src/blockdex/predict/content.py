@@ -36,7 +36,7 @@ from blockdex.features import (
 )
 from blockdex.page import Page, Selection
 from blockdex.speedups import compiled
-from blockdex.units import content_words, missed_story_found, titled_story
+from blockdex.units import content_counts, missed_story_found, titled_story
 
 MODEL_RESOURCE = "content_model.json"
 AD_LABELS = frozenset(
@@ -274,6 +274,7 @@ class ContentPredictor:
         exact: bool = False,
         comments: bool = True,
         stories: bool = True,
+        never_empty: bool = True,
     ):
         """``comments=False`` drops kept blocks inside comment sections (elements whose class/id
         says comment, disqus, respond, reply, discussion…) — for readers of articles, who do not
@@ -282,12 +283,17 @@ class ContentPredictor:
         section, they stay, with a warning.
 
         ``stories=False`` keeps whatever the model keeps even when that spans several stories
-        (by default the page's titled story is kept alone: :func:`blockdex.units.titled_story`)."""
+        (by default the page's titled story is kept alone: :func:`blockdex.units.titled_story`).
+
+        ``never_empty=False`` returns nothing when no block looks like main content, as
+        benchmarks that mark some pages "no main content" expect (by default a page with
+        readable text always yields some: :func:`never_empty`)."""
         self.model = model if isinstance(model, ContentModel) else ContentModel.load(model)
         self.threshold = self.model.threshold if threshold is None else float(threshold)
         self.confident = None if exact else CONFIDENT
         self.comments = comments
         self.stories = stories
+        self.never_empty = never_empty
 
     def block_probabilities(self, page: Page) -> np.ndarray:
         """Per-block probability of being main content (used as a prior by query predictors)."""
@@ -304,9 +310,14 @@ class ContentPredictor:
             keep, note = _without_comments(page, keep)
             warnings += note
         fallback = None
-        if not keep.any():
+        if not keep.any() and self.never_empty:
             keep, fallback, note = never_empty(page, probs)
             warnings += note
+        elif not keep.any():
+            warnings += (
+                f"no block looked like main content (best probability {probs.max():.2f} < "
+                f"{self.threshold:.2f}); use --predictor all to get the whole page",
+            )
         ids = [b.index for b in page.blocks]
         indices = list(compress(ids, keep.tolist()))
         scores = dict(zip(ids, probs.tolist(), strict=True))  # the same floats as float(p)
@@ -329,8 +340,8 @@ class ContentPredictor:
         if region.missed:
             # the model kept another story only: use what it finds in the region if that is a
             # story of its own, different from the one it kept
-            found = content_words(" ".join(sub.blocks[i].text for i in np.flatnonzero(sub_keep)))
-            kept_other = content_words(" ".join(page.blocks[i].text for i in region.other))
+            found = content_counts(" ".join(sub.blocks[i].text for i in np.flatnonzero(sub_keep)))
+            kept_other = content_counts(" ".join(page.blocks[i].text for i in region.other))
             if not missed_story_found(page, found, kept_other):
                 return keep, probs, warnings
         probs = probs.copy()
