@@ -336,3 +336,18 @@ def test_ray_map_batches_in_local_mode():
     assert out["https://r.example/empty"]["error_kind"] == "empty_input"
     assert "Tidal" in out["https://r.example/article"]["content"]
     assert json.loads(out["https://r.example/article"]["indices"])
+
+
+def test_a_fallback_is_recorded_and_written_to_parquet(tmp_path):
+    pytest.importorskip("pyarrow")
+    src = tmp_path / "pages"
+    src.mkdir()
+    page = Path(__file__).parent / "data" / "units" / "description-only.html"
+    (src / "app.html").write_bytes(page.read_bytes())
+    (src / "plain.html").write_text(_page("Plain"), encoding="utf-8")
+    out = tmp_path / "out"
+    run_batch([str(src)], out, _cfg(write="parquet"), progress=False)
+    by_name = {Path(r["id"]).name: r for r in read_records(out)}
+    assert by_name["app.html"]["fallback"] == "description"
+    assert "Eagle Ridge" in by_name["app.html"]["content"]
+    assert by_name["plain.html"]["fallback"] is None

@@ -573,3 +573,15 @@ def test_time_limit_504(site: str) -> None:
         assert client.get("/healthz").json()["busy"] == 1
         _wait_idle(client)
         assert client.get("/healthz").json()["busy"] == 0
+
+
+def test_a_fallback_and_the_units_are_in_the_response(api: httpx.Client) -> None:
+    units = Path(__file__).parent / "data" / "units"
+    html = (units / "description-only.html").read_text(encoding="utf-8")
+    body = api.post("/v1/extract", json={"html": html}).json()
+    assert body["fallback"] == "description" and "Eagle Ridge" in body["content"]
+    story = (units / "next-story.html").read_text(encoding="utf-8")
+    body = api.post("/v1/extract", json={"html": story, "blocks": True}).json()
+    primary = body["units"][body["primary_unit"]]
+    assert primary["title"].startswith("Riverton") and "fallback" not in body
+    assert {b["unit"] for b in body["blocks"] if "unit" in b}

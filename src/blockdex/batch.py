@@ -337,6 +337,7 @@ def extract_record(extractor: Any, page: PageInput, cfg: BatchConfig) -> dict[st
             indices=[list(iv) for iv in sel.intervals],
             n_blocks=len(result.page.blocks),
             warnings=list(result.page.warnings) + list(sel.warnings),
+            fallback=sel.fallback,
         )
         if cfg.include_blocks:
             wanted = set(sel.indices)
@@ -524,6 +525,7 @@ PARQUET_COLUMNS = (
     ("time_ms", "float64"),
     ("error", "string"),
     ("error_kind", "string"),
+    ("fallback", "string"),
 )
 
 

@@ -84,6 +84,7 @@ class Explanation:
         """Every block with its decision: ``index, tag, text, kept`` and ``score`` when known."""
         kept = set(self.selection.indices)
         scores = self.selection.scores or {}
+        unit_of = self.page.unit_ids()
         rows = []
         for b in self.page.blocks:
             row: dict[str, Any] = {
@@ -96,6 +97,8 @@ class Explanation:
                 row["score"] = round(float(scores[b.index]), 4)
             if b.split is not None:
                 row["split"] = {"id": b.split[0], "part": b.split[1], "total": b.split[2]}
+            if b.index in unit_of:
+                row["unit"] = unit_of[b.index]
             rows.append(row)
         return rows
 

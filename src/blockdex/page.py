@@ -117,6 +117,14 @@ class Page:
                 found = u  # units are sorted outer first: a later holder is inside an earlier one
         return found
 
+    def unit_ids(self) -> dict[int, int]:
+        """Block index → id of the smallest unit holding it, for every block in a unit."""
+        out: dict[int, int] = {}
+        for u in self.units:  # outer first: a later unit holding a block lies inside
+            for i in range(u.start, u.end + 1):
+                out[i] = u.id
+        return out
+
     @property
     def primary(self) -> Primary:
         """The heading that names the page, the primary article around it and its rivals

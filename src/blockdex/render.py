@@ -132,7 +132,7 @@ def selection_json(
     if selection.fallback is not None:
         record["fallback"] = selection.fallback
     if include_blocks:
-        unit_of = _innermost_units(page)
+        unit_of = page.unit_ids()
         record["blocks"] = [
             {
                 "index": b.index,
@@ -153,16 +153,6 @@ def selection_json(
     if extra:
         record.update(extra)
     return record
-
-
-def _innermost_units(page: Page) -> dict[int, int]:
-    """Block index → id of the smallest unit holding it (units are sorted outer first, so a
-    later unit holding a block lies inside an earlier one)."""
-    out: dict[int, int] = {}
-    for u in page.units:
-        for i in range(u.start, u.end + 1):
-            out[i] = u.id
-    return out
 
 
 def render(page: Page, selection: Selection, fmt: str = "markdown") -> str:

@@ -443,8 +443,12 @@ def extract_result(
         "indices": [list(iv) for iv in exp.selection.intervals],
         "n_blocks": len(exp.page.blocks),
     }
+    if exp.selection.fallback is not None:
+        body["fallback"] = exp.selection.fallback
     if req.blocks:
         body["blocks"] = exp.block_rows()
+        body["units"] = [u.to_json() for u in exp.page.units]
+        body["primary_unit"] = exp.page.primary.unit if exp.page.units else None
     warnings = [*exp.page.warnings, *exp.selection.warnings]
     if warnings:
         body["warnings"] = warnings
