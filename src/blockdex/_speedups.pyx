@@ -3679,64 +3679,53 @@ def mark_ranges(list element_ids, list marks):
     return out
 
 
-def unit_survey(uintptr_t root_id, list heading_ids):
-    """``blockdex.units._survey`` in one walk: ``(candidates, chains)``. ``candidates`` are the
-    elements below the root (a ``mem_id``) that may declare an article, in document order, as
-    ``(mem_id, tag, role, itemtype)`` (``article``/``main`` elements, and any element with a
-    ``role`` or ``itemtype`` attribute; None for a missing attribute); ``chains`` hold, for each
-    element of ``heading_ids``, the ids from the root down to it. Call only when
-    :func:`lexbor_ready` is True."""
+cdef void _role_and_itemtype(bd_node *node, void **role, void **itemtype) noexcept:
+    """The element's ``role`` and ``itemtype`` attributes (NULL when absent), in one pass over
+    its attributes (ASCII case ignored, the first of each name, as selectolax reads them)."""
+    cdef size_t n = 0
+    cdef const unsigned char *name
+    cdef void *attr = _attr_first(<void *> node)
+    role[0] = NULL
+    itemtype[0] = NULL
+    while attr != NULL:
+        name = _attr_qname(attr, &n)
+        if name != NULL:
+            if n == 4 and role[0] == NULL and _ascii_ieq(<const unsigned char *> b"role", name, 4):
+                role[0] = attr
+            elif n == 8 and itemtype[0] == NULL and _ascii_ieq(
+                <const unsigned char *> b"itemtype", name, 8
+            ):
+                itemtype[0] = attr
+        attr = _attr_next(attr)
+
+
+cdef str _attr_text(void *attr):
+    cdef size_t n = 0
+    cdef const unsigned char *value
+    if attr == NULL:
+        return None
+    value = _attr_value(attr, &n)
+    return _decode(value, n) if value != NULL else None
+
+
+def unit_walk(uintptr_t root_id, list heading_ids, double min_share):
+    """``blockdex.units._survey`` and ``blockdex.units._big_elements`` in one walk below the
+    root (a ``mem_id``): ``(candidates, chains, big)``.
+
+    ``candidates``: the elements that may declare an article, in document order, as ``(mem_id,
+    tag, role, itemtype)`` (``article``/``main`` elements and any element with a ``role`` or
+    ``itemtype`` attribute; None for a missing attribute). ``chains``: for each element of
+    ``heading_ids``, the ids from the root down to it. ``big``: the elements holding at least
+    ``min_share`` of the root's text (UTF-8 bytes of text nodes), in document order, as
+    ``(mem_id, parent mem_id, tag, class)``; open elements sit on a C stack and add their text
+    to their parent's when they close. Call only when :func:`lexbor_ready` is True."""
     cdef bd_node *root = <bd_node *> root_id
     cdef bd_node *node
+    cdef bd_node *only
     cdef _TagKinds kinds = _TagKinds({"article": 1, "main": 2})
     cdef int kind
     cdef void *role_attr
     cdef void *type_attr
-    cdef size_t n = 0
-    cdef const unsigned char *value
-    candidates = []
-    node = _following(root, root)
-    while node != NULL:
-        if node.type == NODE_ELEMENT:
-            kind = kinds.of(node)
-            role_attr = _find_attr(node, b"role")
-            type_attr = _find_attr(node, b"itemtype")
-            if kind or role_attr != NULL or type_attr != NULL:
-                role = itemtype = None
-                if role_attr != NULL:
-                    value = _attr_value(role_attr, &n)
-                    role = _decode(value, n) if value != NULL else None
-                if type_attr != NULL:
-                    value = _attr_value(type_attr, &n)
-                    itemtype = _decode(value, n) if value != NULL else None
-                candidates.append((
-                    <uintptr_t> node, "article" if kind == 1 else ("main" if kind == 2 else ""),
-                    role, itemtype,
-                ))
-        node = _following(node, root)
-    chains = []
-    for hid in heading_ids:
-        chain = []
-        node = <bd_node *> <uintptr_t> hid
-        while node != NULL:
-            chain.append(<uintptr_t> node)
-            if node == root:
-                break
-            node = node.parent
-        chain.reverse()
-        chains.append(chain)
-    return candidates, chains
-
-
-def big_elements(uintptr_t root_id, double min_share):
-    """``blockdex.units._big_elements``: the elements below the root (a ``mem_id``) holding at
-    least ``min_share`` of the root's text (UTF-8 bytes of text nodes), in document order, as
-    ``(mem_id, parent mem_id, tag, class)``. One walk; open elements sit on a C stack and add
-    their text to their parent's when they close. Call only when :func:`lexbor_ready` is
-    True."""
-    cdef bd_node *root = <bd_node *> root_id
-    cdef bd_node *node
-    cdef bd_node *only
     cdef size_t total = 0, threshold
     cdef Py_ssize_t parts = _text_nodes(root, &total, <bd_chardata **> &only)
     cdef Py_ssize_t top = 0, room = 64, order = 0
@@ -3746,10 +3735,9 @@ def big_elements(uintptr_t root_id, double min_share):
     cdef bd_node **grown_nodes
     cdef size_t *grown_acc
     cdef Py_ssize_t *grown_opened
+    candidates = []
     found = []
-    if parts == 0 or total == 0:
-        return found
-    threshold = <size_t> (min_share * total)
+    threshold = <size_t> (min_share * total) if total else 0
     open_nodes = <bd_node **> malloc(room * sizeof(bd_node *))
     acc = <size_t *> malloc(room * sizeof(size_t))
     opened = <Py_ssize_t *> malloc(room * sizeof(Py_ssize_t))
@@ -3767,7 +3755,7 @@ def big_elements(uintptr_t root_id, double min_share):
             # close the open elements that are not the next node's ancestors
             while top > 0 and (node == NULL or open_nodes[top] != node.parent):
                 acc[top - 1] += acc[top]
-                if acc[top] >= threshold:
+                if total and acc[top] >= threshold:
                     found.append((
                         opened[top], <uintptr_t> open_nodes[top],
                         <uintptr_t> open_nodes[top].parent, _tag(open_nodes[top]),
@@ -3779,6 +3767,14 @@ def big_elements(uintptr_t root_id, double min_share):
             if node.type == NODE_TEXT and (<bd_chardata *> node).data.data != NULL:
                 acc[top] += (<bd_chardata *> node).data.length
             elif node.type == NODE_ELEMENT:
+                kind = kinds.of(node)
+                _role_and_itemtype(node, &role_attr, &type_attr)
+                if kind or role_attr != NULL or type_attr != NULL:
+                    candidates.append((
+                        <uintptr_t> node,
+                        "article" if kind == 1 else ("main" if kind == 2 else ""),
+                        _attr_text(role_attr), _attr_text(type_attr),
+                    ))
                 if node.first_child != NULL:
                     top += 1
                     if top == room:
@@ -3805,7 +3801,18 @@ def big_elements(uintptr_t root_id, double min_share):
         free(acc)
         free(opened)
     found.sort()
-    return [row[1:] for row in found]
+    chains = []
+    for hid in heading_ids:
+        chain = []
+        node = <bd_node *> <uintptr_t> hid
+        while node != NULL:
+            chain.append(<uintptr_t> node)
+            if node == root:
+                break
+            node = node.parent
+        chain.reverse()
+        chains.append(chain)
+    return candidates, chains, [row[1:] for row in found]
 
 
 # -- segmentation: token counts of long blocks -----------------------------------------------------

@@ -227,14 +227,18 @@ def declared_source(tag: str, role: str | None, itemtype: str | None) -> str | N
 
 
 def _survey(
-    root: object, heading_ids: list[int]
-) -> tuple[list[tuple[int, str, str | None, str | None]], list[list[int]]]:
+    root: object, heading_ids: list[int], min_share: float
+) -> tuple[
+    list[tuple[int, str, str | None, str | None]],
+    list[list[int]],
+    list[tuple[int, int, str, str | None]],
+]:
     """The elements below ``root`` that may declare an article, as ``(id, tag, role,
-    itemtype)`` in document order, and for each of ``heading_ids`` the ids from ``root`` down
-    to it."""
+    itemtype)`` in document order; for each of ``heading_ids`` the ids from ``root`` down to
+    it; and :func:`_big_elements`. One walk of the tree with the compiled code."""
     walks = lexbor(compiled)
     if walks is not None:
-        return walks.unit_survey(root.mem_id, heading_ids)  # type: ignore[attr-defined]
+        return walks.unit_walk(root.mem_id, heading_ids, min_share)  # type: ignore[attr-defined]
     candidates = []
     root_id = root.mem_id  # type: ignore[attr-defined]
     for node in root.css("article, main, [role], [itemtype]"):  # type: ignore[attr-defined]
@@ -255,15 +259,14 @@ def _survey(
                     p = p.parent
                 chain.reverse()
                 found[node.mem_id] = chain
-    return candidates, [found[h] for h in heading_ids if h in found]
+    chains = [found[h] for h in heading_ids if h in found]
+    return candidates, chains, _big_elements(root, min_share)
 
 
 def _big_elements(root: object, min_share: float) -> list[tuple[int, int, str, str | None]]:
     """The elements below ``root`` that hold at least ``min_share`` of its text (UTF-8 bytes of
-    its text nodes), in document order, as ``(id, parent id, tag, class)``."""
-    walks = lexbor(compiled)
-    if walks is not None:
-        return walks.big_elements(root.mem_id, min_share)  # type: ignore[attr-defined]
+    its text nodes), in document order, as ``(id, parent id, tag, class)`` (the Python twin of
+    the compiled ``unit_walk``'s third part)."""
     order: list[tuple[object, int]] = []  # (element, index of its parent in order or -1)
     own: list[int] = []  # text bytes of each element's own text nodes
     stack: list[tuple[object, int]] = [(root, -1)]
@@ -363,7 +366,7 @@ def find_units(
     story_ids = list(dict.fromkeys(e for e in story if e is not None))  # split parts: once
     if len(story_ids) < 2:
         story_ids = []
-    candidates, chains = _survey(root, story_ids)
+    candidates, chains, big = _survey(root, story_ids, cfg.min_repeated_share)
     declared: dict[int, str] = {}
     for eid, tag, role, itemtype in candidates:
         why = declared_source(tag, role, itemtype)
@@ -387,7 +390,7 @@ def find_units(
     # Repeated big containers: siblings of one tag and class that each hold a large share of
     # the page's text (an infinite-scroll wrapper per story, a digest's entries).
     siblings: dict[tuple[int, str, str | None], list[int]] = {}
-    for eid, parent, tag, cls in _big_elements(root, cfg.min_repeated_share):
+    for eid, parent, tag, cls in big:
         siblings.setdefault((parent, tag, cls), []).append(eid)
     repeated = [ids for ids in siblings.values() if len(ids) >= 2]
     if not declared and not story_children and not repeated:
