@@ -20,8 +20,6 @@ from disjoint pages, so a rule tuned on ``dev`` is judged on pages it never saw.
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 import random
 import sys
@@ -32,6 +30,7 @@ from typing import Any
 
 from blockdex.evaluate.datasets import EvalPage, load_dataset, split_of
 from blockdex.evaluate.metrics import word_tokens
+from blockdex.evaluate.qe import write_qe
 
 COMPOSITE_KINDS = ("next-story", "multi-article")
 DEFAULT_COMPOSITE_DATASETS = ("scrapinghub-aeb", "l3s-gn1")
@@ -166,22 +165,6 @@ def make_composite(
                     }
 
 
-def write_composite(path: str | Path, records: Iterator[dict[str, Any]]) -> dict[str, int]:
-    """Write records as JSONL (gzip when the name ends in .gz); returns counts per kind/split."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    counts: dict[str, int] = {}
-    tmp = path.with_name(path.name + ".tmp")
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(tmp, "wt", encoding="utf-8") as fh:
-        for rec in records:
-            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
-            key = f"{rec['split']}/{rec['kind']}"
-            counts[key] = counts.get(key, 0) + 1
-    tmp.replace(path)
-    return counts
-
-
 def default_composite_path(kind: str, seed: int = DEFAULT_COMPOSITE.seed) -> Path:
     base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "blockdex"
     return base / f"{kind}-seed{seed}.jsonl.gz"
@@ -192,5 +175,5 @@ def ensure_composite(kind: str, path: str | Path | None = None, *, progress: boo
     target = Path(path) if path else default_composite_path(kind)
     if not target.exists():
         print(f"making the {kind} set in {target} (once)…", file=sys.stderr)
-        write_composite(target, make_composite(kinds=(kind,), progress=progress))
+        write_qe(target, make_composite(kinds=(kind,), progress=progress))
     return target

@@ -251,7 +251,8 @@ def make_qe(
 
 
 def write_qe(path: str | Path, records: Iterator[dict[str, Any]]) -> dict[str, int]:
-    """Write records as JSONL (gzip when the name ends in .gz); returns counts per kind/split."""
+    """Write records as JSONL (gzip when the name ends in .gz), atomically; returns counts per
+    ``split/kind``. Every made evaluation set (QE, composite pages) is written by this."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     counts: dict[str, int] = {}
