@@ -36,7 +36,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, repeat
+from operator import attrgetter
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import unquote, urlsplit
 
@@ -56,6 +57,8 @@ TITLE_SEPARATORS = re.compile(r"(?<!\s)\s*+(?:[|»•]|(?<=\s)(?:-|–|—|::|·
 ``•`` anywhere, a dash, ``::``, ``·`` or ``/`` between spaces (not ``Jean-Paul``). A match
 starts only where a run of spaces starts, and the runs are taken possessively: linear time."""
 _WORD_RE = re.compile(WORD_PATTERN)
+_TAG = attrgetter("tag")
+_TEXT = attrgetter("text")
 _SLUG_ID_RE = re.compile(r"^(?:\d+|[0-9a-f]{8,}|index|amp|html?|php|aspx?)$", re.I)
 _SLUG_EXT_RE = re.compile(r"\.[A-Za-z0-9]{1,5}$")
 _SLUG_SPLIT_RE = re.compile(r"[-_+\s]+")
@@ -197,6 +200,38 @@ def title_sources(title: str, meta: dict[str, str] | None, url: str | None) -> l
     if slug and slug not in found:
         found.append(slug)
     return found
+
+
+class PageTitle(NamedTuple):
+    """A page's title sources (:func:`title_sources`) with their word sets, worked out once per
+    page (several steps read them)."""
+
+    sources: tuple[str, ...]
+    words: tuple[frozenset[str], ...]
+    """Each non-empty source's words (:func:`words`)."""
+    content: frozenset[str]
+    """The first source's content words (:func:`content_words`)."""
+
+
+def page_title(page: Page) -> PageTitle:
+    """:class:`PageTitle` of ``page``."""
+    meta = page.meta
+    return _page_title(
+        page.title,
+        meta.get("og_title", ""),
+        meta.get("html_title", ""),
+        meta.get("canonical") or page.url,
+    )
+
+
+@lru_cache(maxsize=64)
+def _page_title(title: str, og_title: str, html_title: str, url: str | None) -> PageTitle:
+    sources = tuple(title_sources(title, {"og_title": og_title, "html_title": html_title}, url))
+    return PageTitle(
+        sources,
+        tuple(w for w in (frozenset(words(s)) for s in sources) if w),
+        frozenset(content_words(sources[0])) if sources else frozenset(),
+    )
 
 
 def title_match(text: str, sources: Iterable[Sequence[str]]) -> float:
@@ -341,7 +376,7 @@ def heading_positions(blocks: Sequence[object]) -> list[tuple[int, int]]:
     get = HEADING_LEVELS.get
     return [
         (pos, level)
-        for pos, level in enumerate([get(b.tag, 0) for b in blocks])  # type: ignore[attr-defined]
+        for pos, level in enumerate(map(get, map(_TAG, blocks), repeat(0)))
         if level
     ]
 
@@ -400,7 +435,7 @@ def find_units(
     ranges = _mark_ranges(root, element_ids, marks)
     if not ranges:
         return []
-    prefix = [0, *accumulate(len(b.text) for b in blocks)]  # type: ignore[attr-defined]
+    prefix = [0, *accumulate(map(len, map(_TEXT, blocks)))]
     min_chars = cfg.min_article_chars
     spans: list[_Span] = []
     for eid, why in declared.items():
@@ -549,8 +584,7 @@ def find_primary(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> Primary:
     heads = [
         (pos, level) for pos, level in heading_positions(blocks) if level <= cfg.headline_levels
     ]
-    sources = title_sources(page.title, dict(page.meta), page.url)
-    source_words = [w for w in (frozenset(words(s)) for s in sources) if w]
+    sources, source_words, _ = page_title(page)
     if not heads or not source_words:
         return NO_PRIMARY
     # Dice >= title_match needs a heading of comparable length: longer than 4x the longest
@@ -710,8 +744,7 @@ def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
     (a heading, or a bold line on pages without headings). A near-exact match (0.9) beats a
     partial one, a heading beats another block, and the earliest wins among equals: a title
     also appears further down, in the next story's "more headlines" lists."""
-    sources = title_sources(page.title, dict(page.meta), page.url)
-    source_words = [w for w in (frozenset(words(s)) for s in sources) if w]
+    sources, source_words, _ = page_title(page)
     if not source_words:
         return None
     lengths = [len(s) for s in sources if s.strip()]
@@ -723,20 +756,16 @@ def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
     probe = tuple(frozenset().union(*source_words))  # first all sources' words at once
     need = min(n for _, n in needs)
     blocks = page.blocks
-    texts = [b.text for b in blocks]
     # a title line is short: at most TITLE_LINE_WORDS times the longest source's words
     max_spaces = math.ceil(TITLE_LINE_WORDS * max(map(len, source_words)))
     best: tuple[bool, bool, int] | None = None
-    for pos, n in enumerate(map(len, texts)):
-        if not shortest <= n <= longest:
-            continue
-        text = texts[pos]
-        if text.count(" ") >= max_spaces:
+    for pos, b in enumerate(blocks):
+        text = b.text
+        if not shortest <= len(text) <= longest or text.count(" ") >= max_spaces:
             continue
         has = text.lower().__contains__
         if sum(map(has, probe)) < need or all(sum(map(has, ws)) < n for ws, n in needs):
             continue
-        b = blocks[pos]
         score = title_match(text, source_words)
         if score < cfg.title_match:
             continue
@@ -773,8 +802,7 @@ def _counts_of(page: Page, positions: Iterable[int]) -> Counter[str]:
 
 
 def _title_words(page: Page) -> frozenset[str]:
-    sources = title_sources(page.title, dict(page.meta), page.url)
-    return frozenset(content_words(sources[0])) if sources else frozenset()
+    return page_title(page).content
 
 
 def _share(title_words: frozenset[str], counts: Counter[str]) -> float:
@@ -789,8 +817,25 @@ def _share_in(title_words: frozenset[str], lower: str) -> float:
     them: a title word is among them when it stands in the text between non-word characters."""
     if not title_words:
         return 0.0
-    found = sum(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", lower) is not None for w in title_words)
-    return found / len(title_words)
+    return sum(_stands_in(w, lower) for w in title_words) / len(title_words)
+
+
+_WORD_CHAR = re.compile(r"\w")
+
+
+def _stands_in(word: str, text: str) -> bool:
+    r"""Whether ``word`` (word characters only) stands in ``text`` between non-word characters,
+    as ``(?<!\w)word(?!\w)`` would find it, without compiling a pattern per word."""
+    n = len(word)
+    at = text.find(word)
+    while at >= 0:
+        end = at + n
+        if (at == 0 or not _WORD_CHAR.match(text, at - 1)) and (
+            end == len(text) or not _WORD_CHAR.match(text, end)
+        ):
+            return True
+        at = text.find(word, at + 1)
+    return False
 
 
 def missed_story_found(
