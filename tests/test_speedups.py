@@ -381,7 +381,7 @@ def test_page_survey_finds_what_the_swallow_and_script_walks_find(data_dir: Path
         if tree.root is None:
             continue
         root = tree.root.mem_id
-        suspect, _, scripts = parse_module._survey(tree, limits)
+        suspect, _, scripts, _ = parse_module._survey(tree, limits)
         assert suspect == walks.swallow_suspects(
             root, parse_module._SWALLOWING, limits.swallowed_chars
         )

@@ -3492,6 +3492,7 @@ cdef enum:  # what page_survey does with an element, as bits (an element may be 
     SURVEY_HTML = 16
     SURVEY_SWALLOW = 32
     SURVEY_SCRIPT = 64
+    SURVEY_MATH = 128
 
 
 cdef bint _type_has_json(bd_node *node):
@@ -3513,7 +3514,8 @@ cdef bint _type_has_json(bd_node *node):
 def page_survey(uintptr_t root_id, frozenset swallowing, Py_ssize_t min_bytes, tuple needles,
                 frozenset read_ids, Py_ssize_t max_depth=-1):
     """:func:`swallow_suspects`, :func:`meta_elements` and :func:`script_elements` in one walk
-    over the subtree at ``root_id`` (a ``mem_id``): ``(suspect, meta_rows, scripts)``.
+    over the subtree at ``root_id`` (a ``mem_id``): ``(suspect, meta_rows, scripts, math)``,
+    where ``math`` says whether a ``<math>`` or ``<mjx-container>`` element lies in it.
 
     ``scripts`` holds ``(type, id, code, holds)`` per script with text, where ``code`` is the
     decoded text when the cleaner may read it (it holds a needle, its type mentions json, or
@@ -3525,12 +3527,13 @@ def page_survey(uintptr_t root_id, frozenset swallowing, Py_ssize_t min_bytes, t
     cdef bd_node *node = root
     cdef Py_ssize_t depth = 0  # ancestors of node inside the subtree
     cdef dict kinds_of = {"meta": SURVEY_META, "link": SURVEY_LINK, "title": SURVEY_TITLE,
-                          "html": SURVEY_HTML, "script": SURVEY_SCRIPT}
+                          "html": SURVEY_HTML, "script": SURVEY_SCRIPT,
+                          "math": SURVEY_MATH, "mjx-container": SURVEY_MATH}
     for name in swallowing:
         kinds_of[name] = kinds_of.get(name, 0) | SURVEY_SWALLOW
     cdef _TagKinds kinds = _TagKinds(kinds_of)
     cdef int kind
-    cdef bint title = False, html = False, suspect = False, holds
+    cdef bint title = False, html = False, suspect = False, holds, math = False
     cdef size_t total
     cdef bd_chardata *only
     cdef Py_ssize_t parts
@@ -3542,6 +3545,8 @@ def page_survey(uintptr_t root_id, frozenset swallowing, Py_ssize_t min_bytes, t
                 return None
             kind = kinds.of(node)
             if kind:
+                if kind & SURVEY_MATH:
+                    math = True
                 if kind & SURVEY_SWALLOW and not suspect:
                     _text_nodes(node, &total, &only)
                     suspect = total >= <size_t> min_bytes
@@ -3587,7 +3592,7 @@ def page_survey(uintptr_t root_id, frozenset swallowing, Py_ssize_t min_bytes, t
             depth -= 1
         else:
             node = NULL
-    return suspect, meta, scripts
+    return suspect, meta, scripts, math
 
 
 def deep_text(uintptr_t node_id):

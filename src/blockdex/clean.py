@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
+from blockdex.mathtex import formulas_to_tex
 from blockdex.parse import (
     BAD_JSON,
     SCRIPT_NEEDLES,
@@ -62,6 +63,10 @@ class CleanConfig:
     """Remove elements the author hid (``hidden``, ``display:none``…). The extractor turns it off
     for a second try when nothing readable is left: some pages hide their whole content until a
     script shows it."""
+
+    formulas: bool = True
+    """Write formulas (MathJax, KaTeX, MathML, Wikipedia's math) as TeX text before scripts and
+    ``<math>`` are dropped (:mod:`blockdex.mathtex`)."""
 
     def __post_init__(self) -> None:
         check_minimums(self, _CLEAN_MINIMUMS)
@@ -415,6 +420,8 @@ def clean_document(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> Document:
     if doc.cleaned:
         return doc
     candidates = script_candidates(doc, cfg) if cfg.rescue_scripts else []
+    if cfg.formulas:
+        formulas_to_tex(doc)
     drop_noise(doc, cfg)
     if candidates:
         body = doc.tree.body

@@ -250,6 +250,9 @@ class Document:
     parsed_json: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
     """Script texts already given to ``json.loads`` and what came out (the metadata reader
     and the cleaner's script rescue both read JSON-LD: each script is parsed once)."""
+    has_math: bool | None = field(default=None, repr=False, compare=False)
+    """Whether the page holds a ``<math>`` or ``<mjx-container>`` element, as the walk after
+    parsing found; None when that walk did not run (the cleaner then looks itself)."""
 
 
 # Scripts the cleaner reads (blockdex.clean's script rescue): framework state by element id or
@@ -481,17 +484,17 @@ def read_metadata(
     return title, meta
 
 
-_TOO_DEEP = (False, [], [])
+_TOO_DEEP = (False, [], [], False)
 """What :func:`_survey` returns, by identity, when asked to check the depth and an element is
 too deep."""
 
 
 def _survey(
     tree: LexborHTMLParser, limits: ParseLimits, check_depth: bool = False
-) -> tuple[bool, list, list] | None:
+) -> tuple[bool, list, list, bool] | None:
     """One compiled walk after parsing: whether a raw-text element may have swallowed markup
-    (:func:`repair_swallowed_markup`), the metadata rows (:func:`_meta_rows`) and the scripts
-    for the cleaner; None without the compiled walk (each is then found on its own). With
+    (:func:`repair_swallowed_markup`), the metadata rows (:func:`_meta_rows`), the scripts
+    for the cleaner and whether a math element is on the page; None without the compiled walk (each is then found on its own). With
     ``check_depth``, the walk is also :func:`_has_deep_element`'s, and an element with
     ``limits.max_depth`` element ancestors gives :data:`_TOO_DEEP`."""
     walks = lexbor(compiled)
@@ -562,6 +565,7 @@ def parse_html(
         warnings=warnings,
         scripts=survey[2] if survey is not None else None,
         parsed_json=parsed_json,
+        has_math=survey[3] if survey is not None else None,
     )
 
 
