@@ -163,3 +163,16 @@ def test_limit_flags_reach_the_parser(capsys, tmp_path: Path) -> None:
     assert code == 1 and "--max-nodes must be at least 1" in err  # the flag, not the field
     code, _, err = run(capsys, "extract", str(page), "--time-budget", "-1")
     assert code == 1 and "--time-budget" in err
+
+
+def test_favor_flag_moves_the_decision(capsys, data_dir: Path) -> None:
+    page = str(data_dir / "article.html")
+    words = {}
+    for favor in ("precision", "balanced", "recall"):
+        code, out, _ = run(capsys, "extract", page, "--favor", favor, "-f", "text")
+        assert code == 0
+        words[favor] = set(out.split())
+    # a stricter decision keeps a subset of the blocks: fewer words, none new
+    assert words["precision"] < words["balanced"] < words["recall"]
+    code, _, err = run(capsys, "extract", page, "--favor", "recall", "-q", "pump")
+    assert code == 1 and "--favor applies only to the main-content model" in err

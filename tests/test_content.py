@@ -317,3 +317,15 @@ def test_skipping_stage_two_for_confident_blocks_keeps_every_decision() -> None:
     for path in sorted(PAGES.glob("*.html")):
         page = segment(path.read_text(encoding="utf-8"))
         assert fast.predict(page).intervals == exact.predict(page).intervals, path.name
+
+
+def test_favor_moves_the_threshold_and_refuses_unknown_names() -> None:
+    from blockdex.errors import BlockdexError
+    from blockdex.predict.content import FAVOR_SHIFTS
+
+    base = ContentPredictor()
+    for favor, shift in FAVOR_SHIFTS.items():
+        assert ContentPredictor(favor=favor).threshold == pytest.approx(base.threshold + shift)
+    assert ContentPredictor(favor="precision", threshold=0.3).threshold == 0.3  # explicit wins
+    with pytest.raises(BlockdexError, match="favor must be one of"):
+        ContentPredictor(favor="accuracy")

@@ -235,6 +235,34 @@ def test_comments_false(api: httpx.Client) -> None:
     assert _warned(batch[0]) and not _warned(batch[1])
 
 
+def test_favor_reaches_the_model(api: httpx.Client, data_dir: Path) -> None:
+    html = (data_dir / "article.html").read_text()
+    sizes = {
+        favor: len(
+            api.post("/v1/extract", json={"html": html, "format": "text", "favor": favor}).json()[
+                "content"
+            ]
+        )
+        for favor in ("precision", "balanced", "recall")
+    }
+    assert sizes["precision"] < sizes["balanced"] < sizes["recall"]
+    raw = api.post(
+        "/v1/extract?format=text&favor=recall",
+        content=html.encode(),
+        headers={"content-type": "text/html; charset=utf-8"},
+    ).json()
+    assert len(raw["content"]) == sizes["recall"]
+    batch = api.post(
+        "/v1/extract/batch",
+        json={"format": "text", "favor": "precision", "pages": [{"html": html}]},
+    ).json()["results"]
+    assert len(batch[0]["content"]) == sizes["precision"]
+    for extra in ({"favor": "most"}, {"favor": "recall", "query": "pump"}):
+        _assert_error(api.post("/v1/extract", json={"html": html, **extra}), 400, "invalid_request")
+    page = api.post("/", data={"html": html, "favor": "recall"})
+    assert page.status_code == 200 and '<option value="recall" selected>' in page.text
+
+
 def test_comments_false_refusals(api: httpx.Client) -> None:
     for extra in ({"query": "pump"}, {"method": "heuristic"}):
         detail = _assert_error(

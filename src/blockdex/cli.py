@@ -13,12 +13,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from blockdex.cliargs import add_no_comments_option, add_predictor_option, check_no_comments
+from blockdex.cliargs import (
+    add_favor_option,
+    add_no_comments_option,
+    add_predictor_option,
+    check_no_comments,
+)
 from blockdex.errors import BlockdexError, EmptyInput
 
 # Modules that add sub-commands (each defines register(subparsers)).
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "blockdex.batch",
+    "blockdex.crawl",
     "blockdex.train",
     "blockdex.evaluate.bench",
     "blockdex.evaluate.qe",
@@ -120,6 +126,10 @@ def _make_extractor(args: argparse.Namespace):
     if getattr(args, "no_comments", False):
         check_no_comments(args.predictor, getattr(args, "query", None))
         options["comments"] = False
+    favor = getattr(args, "favor", "balanced")
+    if favor != "balanced":
+        check_no_comments(args.predictor, getattr(args, "query", None), option="--favor")
+        options["favor"] = favor
     return Extractor(args.predictor, config=config, **options)
 
 
@@ -329,6 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
         p, "how blocks are chosen; 'blockdex methods' lists them (default: the main-content model)"
     )
     add_no_comments_option(p)
+    add_favor_option(p)
     p.add_argument(
         "--url", help="the page's URL, when reading a file (used for metadata and prompts)"
     )

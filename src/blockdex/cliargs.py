@@ -30,10 +30,30 @@ def add_no_comments_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-def comments_option(comments: bool) -> dict[str, bool]:
-    """Predictor options for ``comments``: ``{"comments": False}`` when reader comments are to
-    be dropped, else none (only the main-content model takes the option)."""
-    return {} if comments else {"comments": False}
+FAVOR_CHOICES = ("balanced", "precision", "recall")
+"""The main-content model's trade-offs (:data:`blockdex.predict.content.FAVOR_SHIFTS`)."""
+
+
+def add_favor_option(p: argparse.ArgumentParser) -> None:
+    """``--favor precision|balanced|recall``: move the main-content model's decision."""
+    p.add_argument(
+        "--favor",
+        choices=FAVOR_CHOICES,
+        default="balanced",
+        help="precision: keep only the blocks the model is surest of (less boilerplate, some"
+        " content lost); recall: keep more (less content lost, more boilerplate); default:"
+        " balanced (the best F1)",
+    )
+
+
+def comments_option(comments: bool, favor: str = "balanced") -> dict[str, bool | str]:
+    """Predictor options for ``comments`` and ``favor``: ``{"comments": False}`` when reader
+    comments are to be dropped, ``{"favor": …}`` when not balanced, else none (only the
+    main-content model takes them)."""
+    options: dict[str, bool | str] = {} if comments else {"comments": False}
+    if favor != "balanced":
+        options["favor"] = favor
+    return options
 
 
 def check_no_comments(
@@ -44,7 +64,8 @@ def check_no_comments(
     query_name: str = "--query",
     method_name: str = "--predictor",
 ) -> None:
-    """``--no-comments`` is an option of the main-content model: refuse it with any other.
+    """``--no-comments`` (or ``--favor``, named by ``option``) is an option of the main-content
+    model: refuse it with any other.
 
     The names are those the caller's users see (the HTTP service says ``'comments': false``)."""
     if predictor not in (None, "content") or (query and query.strip()):

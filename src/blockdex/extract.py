@@ -231,8 +231,8 @@ def _readable_words(page: Page) -> int:
 
 
 @functools.lru_cache(maxsize=16)
-def _shared_extractor(predictor: str | None) -> Extractor:
-    return Extractor(predictor)
+def _shared_extractor(predictor: str | None, favor: str = "balanced") -> Extractor:
+    return Extractor(predictor, **({} if favor == "balanced" else {"favor": favor}))
 
 
 def extract(
@@ -242,14 +242,27 @@ def extract(
     query: str | None = None,
     output: str = "markdown",
     predictor: str | Predictor | None = None,
+    favor: str = "balanced",
 ) -> str:
     """Extract what an LLM should read from ``html``.
 
     With no ``query`` the page's main content is kept; with one, the blocks relevant to it.
-    ``output`` is ``markdown`` (default), ``text``, ``html`` or ``json``.
+    ``output`` is ``markdown`` (default), ``text``, ``html`` or ``json``. ``favor`` is
+    ``precision`` (keep only what the main-content model is surest of), ``balanced`` (default)
+    or ``recall`` (keep more).
     """
+    if favor != "balanced":
+        from blockdex.cliargs import check_no_comments
+
+        check_no_comments(
+            predictor if predictor is None or isinstance(predictor, str) else "a custom one",
+            query,
+            option="favor",
+            query_name="query",
+            method_name="predictor",
+        )
     ex = (
-        _shared_extractor(predictor)
+        _shared_extractor(predictor, favor)
         if predictor is None or isinstance(predictor, str)
         else Extractor(predictor)
     )

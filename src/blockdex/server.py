@@ -39,7 +39,7 @@ from string import Template
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
-from blockdex.cliargs import check_no_comments, comments_option
+from blockdex.cliargs import FAVOR_CHOICES, check_no_comments, comments_option
 from blockdex.errors import BlockdexError, MissingExtra, UnsupportedFormat
 
 if TYPE_CHECKING:
@@ -292,6 +292,8 @@ class ExtractRequest:
     content_type: str | None = None
     comments: bool = True
     """False: drop reader comments the main-content model keeps (``blockdex --no-comments``)."""
+    favor: str = "balanced"
+    """``precision`` or ``recall``: move the main-content model's decision (``--favor``)."""
 
 
 def _optional_str(payload: dict[str, Any], name: str) -> str | None:
@@ -345,13 +347,19 @@ def parse_extract_request(payload: Any, defaults: dict[str, Any] | None = None) 
     if not isinstance(comments, bool):
         raise RequestError(400, "invalid_request", "'comments' must be true or false")
     query = _optional_str(merged, "query")
-    if not comments:
-        try:
-            check_no_comments(
-                method, query, option="'comments': false", query_name="query", method_name="method"
-            )
-        except BlockdexError as exc:
-            raise RequestError(400, "invalid_request", exc.message) from None
+    favor = _optional_str(merged, "favor") or "balanced"
+    if favor not in FAVOR_CHOICES:
+        raise RequestError(
+            400, "invalid_request", f"'favor' must be one of {', '.join(FAVOR_CHOICES)}"
+        )
+    for given, option in ((not comments, "'comments': false"), (favor != "balanced", "'favor'")):
+        if given:
+            try:
+                check_no_comments(
+                    method, query, option=option, query_name="query", method_name="method"
+                )
+            except BlockdexError as exc:
+                raise RequestError(400, "invalid_request", exc.message) from None
     return ExtractRequest(
         html=html,
         url=url,
@@ -361,6 +369,7 @@ def parse_extract_request(payload: Any, defaults: dict[str, Any] | None = None) 
         method=method,
         blocks=blocks,
         comments=comments,
+        favor=favor,
     )
 
 
@@ -372,16 +381,17 @@ class ThreadExtractors(threading.local):
     per thread; no predictor object is shared between threads)."""
 
     def __init__(self) -> None:
-        self.cache: dict[tuple[str | None, bool], Extractor] = {}
+        self.cache: dict[tuple[str | None, bool, str], Extractor] = {}
 
-    def get(self, name: str | None, comments: bool = True) -> Extractor:
+    def get(self, name: str | None, comments: bool = True, favor: str = "balanced") -> Extractor:
         """The extractor of predictor ``name``; ``comments=False`` is the main-content model
-        that drops reader comments (refused for other predictors by the request check)."""
-        key = (name, comments)
+        that drops reader comments, ``favor`` moves its decision (both refused for other
+        predictors by the request check)."""
+        key = (name, comments, favor)
         if key not in self.cache:
             from blockdex.extract import Extractor
 
-            self.cache[key] = Extractor(name, **comments_option(comments))
+            self.cache[key] = Extractor(name, **comments_option(comments, favor))
         return self.cache[key]
 
 
@@ -418,7 +428,7 @@ def explain_request(
         query=req.query,
         url=url,
         content_type=ctype,
-        extractor_for=lambda name: extractors.get(name, req.comments),
+        extractor_for=lambda name: extractors.get(name, req.comments, req.favor),
     )
     timings.update(explanation.timings)
     return PageResult(explanation, data, url, ctype, timings)
@@ -791,7 +801,9 @@ class BlockdexServer:
                 f"{len(pages)} pages is over the batch limit of {self.config.max_batch}",
             )
         defaults = {
-            k: payload[k] for k in ("query", "format", "method", "comments") if k in payload
+            k: payload[k]
+            for k in ("query", "format", "method", "comments", "favor")
+            if k in payload
         }
         items: list[ExtractRequest | BlockdexError] = []
         for page in pages:
@@ -827,6 +839,7 @@ class BlockdexServer:
                 "query": params.get("query"),
                 "method": params.get("method"),
                 "comments": query_flag(params.get("comments", "1"), "comments"),
+                "favor": params.get("favor"),
             }
         )
         retain = params.get("links", "0").lower() in ("1", "true", "yes")
@@ -874,6 +887,11 @@ class BlockdexServer:
             query=_attr(fields.get("query", "")),
             methods="".join(options),
             no_comments=" checked" if fields.get("no_comments") else "",
+            favors="".join(
+                f'<option value="{f}"{" selected" if f == fields.get("favor", "balanced") else ""}>'
+                f"{f}{' (default method, no query)' if f != 'balanced' else ''}</option>"
+                for f in FAVOR_CHOICES
+            ),
             result=result,
         )
 

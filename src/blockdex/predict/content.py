@@ -63,6 +63,10 @@ AD_LABELS = frozenset(
 them when they sit between paragraphs; of 180 such blocks on the training pages, none is
 content in the ground truth, so the predictor drops them (a reader never wants the line)."""
 _LABEL_MAX_CHARS = max(map(len, AD_LABELS)) + 8
+FAVOR_SHIFTS = {"balanced": 0.0, "precision": 0.2, "recall": -0.2}
+"""How far ``favor`` moves the content model's threshold (0.55 for the shipped model): the
+trade-off trafilatura users know as ``favor_precision`` / ``favor_recall``. Measured per
+shared set in ``benchmarks/RESULTS.md`` ("Precision or recall")."""
 FALLBACK_THRESHOLD = 0.5
 """When no block reaches the model's threshold, blocks at or above this are kept instead."""
 CONFIDENT = (0.03, 0.97)
@@ -275,6 +279,7 @@ class ContentPredictor:
         comments: bool = True,
         stories: bool = True,
         never_empty: bool = True,
+        favor: str = "balanced",
     ):
         """``comments=False`` drops kept blocks inside comment sections (elements whose class/id
         says comment, disqus, respond, reply, discussion…) — for readers of articles, who do not
@@ -285,11 +290,20 @@ class ContentPredictor:
         ``stories=False`` keeps whatever the model keeps even when that spans several stories
         (by default the page's titled story is kept alone: :func:`blockdex.units.titled_story`).
 
+        ``favor="precision"`` keeps only blocks the model is surer of (fewer boilerplate lines,
+        some content lost), ``favor="recall"`` keeps more (less content lost, more boilerplate):
+        the model's threshold moves by :data:`FAVOR_SHIFTS`. An explicit ``threshold`` wins.
+
         ``never_empty=False`` returns nothing when no block looks like main content, as
         benchmarks that mark some pages "no main content" expect (by default a page with
         readable text always yields some: :func:`never_empty`)."""
         self.model = model if isinstance(model, ContentModel) else ContentModel.load(model)
-        self.threshold = self.model.threshold if threshold is None else float(threshold)
+        if favor not in FAVOR_SHIFTS:
+            raise BlockdexError(f"favor must be one of {', '.join(FAVOR_SHIFTS)}, not {favor!r}")
+        self.favor = favor
+        if threshold is None:
+            threshold = self.model.threshold + FAVOR_SHIFTS[favor]
+        self.threshold = float(threshold)
         self.confident = None if exact else CONFIDENT
         self.comments = comments
         self.stories = stories
