@@ -329,3 +329,27 @@ def test_favor_moves_the_threshold_and_refuses_unknown_names() -> None:
     assert ContentPredictor(favor="precision", threshold=0.3).threshold == 0.3  # explicit wins
     with pytest.raises(BlockdexError, match="favor must be one of"):
         ContentPredictor(favor="accuracy")
+
+
+@pytest.mark.dataset
+def test_favor_recall_loses_no_ground_truth_the_balanced_decision_keeps() -> None:
+    # lowering the threshold once made the stories rule take a page's own article for another
+    # story (recall 1.0 -> 0.14 on a scrapinghub-aeb dev page): stories are found at the model's
+    # own threshold, whatever favor asks
+    from blockdex.evaluate.bench import _split
+    from blockdex.evaluate.datasets import load_dataset, shared_data_dir
+    from blockdex.evaluate.metrics import token_prf
+    from blockdex.extract import Extractor
+
+    if shared_data_dir() is None:
+        pytest.skip("../shared/data is absent: set BLOCKDEX_DATA to run the dataset tests")
+    pages = [p for p in load_dataset("scrapinghub-aeb") if _split(p) == "dev"]
+    balanced, recall = Extractor(), Extractor(favor="recall")
+    worse = [
+        p.id
+        for p in pages
+        if token_prf(recall.extract(p.html, url=p.url, output="text"), p.ground_truth).recall
+        < token_prf(balanced.extract(p.html, url=p.url, output="text"), p.ground_truth).recall
+        - 0.02
+    ]
+    assert len(pages) >= 30 and not worse, worse

@@ -342,19 +342,29 @@ class ContentPredictor:
     ) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
         """When the kept blocks hold other stories besides the page's titled one
         (:func:`blockdex.units.titled_story`), the model decides again on the titled story's
-        region alone, which then reads like the page it was written as."""
-        region = titled_story(page, np.flatnonzero(keep).tolist())
+        region alone, which then reads like the page it was written as. The stories are found
+        in what the model keeps at its own threshold whatever ``favor`` asks: a lower threshold
+        keeps boilerplate between the parts of one story that then reads as another."""
+        story_keep = keep
+        if self.threshold != self.model.threshold:
+            own = _without_ad_labels(page, probs >= self.model.threshold)
+            story_keep = own if own.any() else keep
+        region = titled_story(page, np.flatnonzero(story_keep).tolist())
         if region is None:
             return keep, probs, warnings
         sub = page.slice(region.first, region.last + 1)
         sub_probs = self.model.probabilities(sub, self.confident)
         sub_keep, sub_warnings = self._decide(sub, sub_probs)
-        if not sub_keep.any():
+        # whether the region holds the titled story is decided at the model's own threshold
+        own_keep = sub_keep
+        if self.threshold != self.model.threshold:
+            own_keep = self._decide(sub, sub_probs, self.model.threshold)[0]
+        if not own_keep.any() or not sub_keep.any():
             return keep, probs, warnings
         if region.missed:
             # the model kept another story only: use what it finds in the region if that is a
             # story of its own, different from the one it kept
-            found = content_counts(" ".join(sub.blocks[i].text for i in np.flatnonzero(sub_keep)))
+            found = content_counts(" ".join(sub.blocks[i].text for i in np.flatnonzero(own_keep)))
             kept_other = content_counts(" ".join(page.blocks[i].text for i in region.other))
             if not missed_story_found(page, found, kept_other):
                 return keep, probs, warnings
@@ -364,17 +374,20 @@ class ContentPredictor:
         new_keep[region.first : region.last + 1] = sub_keep
         return new_keep, probs, sub_warnings
 
-    def _decide(self, page: Page, probs: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
-        """Which blocks the probabilities keep, with the fallback for pages where none reaches
-        the threshold, and warnings."""
-        keep = _without_ad_labels(page, probs >= self.threshold)
+    def _decide(
+        self, page: Page, probs: np.ndarray, threshold: float | None = None
+    ) -> tuple[np.ndarray, tuple[str, ...]]:
+        """Which blocks the probabilities keep (at ``threshold``, by default the predictor's),
+        with the fallback for pages where none reaches the threshold, and warnings."""
+        threshold = self.threshold if threshold is None else threshold
+        keep = _without_ad_labels(page, probs >= threshold)
         warnings: tuple[str, ...] = ()
         if not keep.any() and probs.max() >= FALLBACK_THRESHOLD:
             # A short page's one paragraph can score just under the threshold; an app shell or
             # error page scores far lower. Keep the likely blocks rather than return nothing.
             keep = _without_ad_labels(page, probs >= FALLBACK_THRESHOLD)
             warnings = (
-                f"no block reached the content threshold {self.threshold:.2f}; kept the blocks "
+                f"no block reached the content threshold {threshold:.2f}; kept the blocks "
                 f"above {FALLBACK_THRESHOLD:.2f}",
             )
         return keep, warnings
