@@ -125,3 +125,55 @@ def test_same_words_as_converting_the_assembled_html(name: str) -> None:
     page = segment((DATA / name).read_text(encoding="utf-8"))
     sel = Selection.from_indices([b.index for b in page.blocks])
     assert _words(blocks_markdown(page, sel)) == _words(html_to_markdown(assemble_html(page, sel)))
+
+
+TABLES_MARKDOWN = """\
+# Scores with spans
+
+The table below compares two methods on two measures, with a header over two rows.
+
+| Method | Score: Precision | Score: Recall |
+| --- | --- | --- |
+| blockdex | 0.95 | 0.97 |
+| readability | 0.91 | 0.96 |
+
+Rows that share a group name span it down the first column.
+
+| Group | Item | Count |
+| --- | --- | --- |
+| Fruit | Apple | 3 |
+| Fruit | Pear | 5 |
+| Total | | 8 |
+
+A one-column layout table is written as lines:
+
+First line of a layout table
+
+Second line of it
+"""
+
+
+@pytest.mark.parametrize("compiled_walk", [True, False])
+def test_tables_with_spans_become_a_grid_with_one_header_row(
+    compiled_walk: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from blockdex.extract import Extractor
+
+    if not compiled_walk:
+        monkeypatch.setattr(sys.modules["blockdex.segment"], "compiled", None)
+    html = (Path(__file__).parent / "data" / "fidelity" / "tables.html").read_text()
+    assert Extractor("all").extract(html) == TABLES_MARKDOWN
+
+
+def test_cell_spans_are_read_as_html_reads_them() -> None:
+    from blockdex.segment import MAX_SPAN, cell_open, cell_span
+
+    assert [cell_span(v) for v in (None, "", "2", " 3", "4x", "0", "-1", "x", "\u0663")] == [
+        1, 1, 2, 3, 4, 1, 1, 1, 1,
+    ]  # fmt: skip
+    assert cell_span("100000") == MAX_SPAN
+    assert cell_open("th", "2", None) == "<th colspan=2>"
+    assert cell_open("td", "1", "3") == "<td rowspan=3>"
+    assert cell_open("td", None, None) == "<td>"

@@ -191,6 +191,8 @@ _HAND_MADE = [
     "<noscript><p>noscript text</p></noscript><p>after</p></div>",
     "<a href=/><div>block in link</div>tail</a>",
     "<dl><dt>term</dt><dd>def <code>c</code></dd></dl><details><summary>s</summary>d</details>",
+    "<table><tr><th colspan=' 2'>h</th><td rowspan=0>a</td><td colspan=7x rowspan=99>b</td>"
+    "<td colspan=-3 rowspan='\u0663'>c</td><td colspan=1234567>d</td></tr></table>",
 ]
 
 

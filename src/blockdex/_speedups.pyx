@@ -229,6 +229,37 @@ cdef str _attr(bd_node *node, bytes key):
     return _decode(value, n) if value != NULL else None
 
 
+cdef int MAX_SPAN = 50  # blockdex.segment.MAX_SPAN
+
+
+cdef int _cell_span(str value):
+    """``blockdex.segment.cell_span``."""
+    cdef Py_ssize_t i = 0, n, start
+    cdef long v = 0
+    if not value:
+        return 1
+    n = len(value)
+    while i < n and value[i] in " \t\n\f\r":
+        i += 1
+    start = i
+    while i < n and i - start < 6 and "0" <= value[i] <= "9":
+        v = v * 10 + (ord(value[i]) - 48)
+        i += 1
+    if i == start:
+        return 1
+    if v < 1:
+        return 1
+    return MAX_SPAN if v > MAX_SPAN else <int> v
+
+
+cdef str _cell_open(str tag, str colspan, str rowspan):
+    """``blockdex.segment.cell_open``."""
+    cdef int c = _cell_span(colspan), r = _cell_span(rowspan)
+    if c == 1 and r == 1:
+        return f"<{tag}>"
+    return f"<{tag}{f' colspan={c}' if c > 1 else ''}{f' rowspan={r}' if r > 1 else ''}>"
+
+
 cdef str _text(bd_node *node):
     """What ``LexborNode.text_content`` gives for a text node."""
     cdef bd_chardata *ch = <bd_chardata *> node
@@ -882,7 +913,7 @@ cdef class _CWalker:
         kind = code & TAG_KIND
         frame = self.frames[-1] if self.frames else None
         if frame is not None and frame.mode == MODE_ROW and code & TAG_CELL:
-            frame.html.append(f"<{tag}>")
+            frame.html.append(_cell_open(tag, _attr(node, b"colspan"), _attr(node, b"rowspan")))
             if frame.text:
                 frame.text.append(" | ")
             self.push_exit(EXIT_CELL, tag)

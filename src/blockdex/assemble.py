@@ -74,7 +74,7 @@ def with_table_headers(page: Page, wanted: set[int]) -> set[int]:
         return wanted
     headers: dict[int, int] = {}  # table element id → index of its first row made of <th>
     for block in page.blocks:
-        if block.tag == "tr" and len(block.chain) >= 2 and block.html.startswith("<th>"):
+        if block.tag == "tr" and len(block.chain) >= 2 and block.html.startswith(("<th>", "<th ")):
             table_id = block.chain[-2][1]
             headers.setdefault(table_id, block.index)
     if not headers:

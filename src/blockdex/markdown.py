@@ -16,18 +16,19 @@ not padded to a common width: the padding is tokens an LLM pays for and reads no
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from blockdex.assemble import _CODE_CLASS_RE, layout
 from blockdex.page import Block, Page, Selection
 
-_INLINE_RE = re.compile(r"<(/?)(b|i|u|code|br|td|th)>")
+_INLINE_RE = re.compile(r"<(/?)(b|i|u|code|br|td|th)(?: [^<>]*)?>")
 _MARKS = {"b": "**", "i": "*", "u": ""}
 # A line start Markdown would read as a heading, quote, list item, thematic break or fence.
 _LINE_START_RE = re.compile(
     r"^(?:#{1,6}(?=\s|$)|>|[-+*](?=\s|$)|\d{1,9}[.)](?=\s|$)|[-_*=](?:\s*[-_*=]){2,}\s*$|```|~~~)",
     re.M,
 )
-_CELL_SPLIT_RE = re.compile(r"</?t[dh]>")
+_CELL_SPLIT_RE = re.compile(r"<(t[dh])(?: colspan=(\d+))?(?: rowspan=(\d+))?>|</t[dh]>")
 _HEADINGS = {f"h{n}": "#" * n + " " for n in range(1, 7)}
 _LISTS = frozenset({"ul", "ol"})
 _EMPHASISED = {"figcaption": "*", "caption": "*", "summary": "**"}
@@ -326,10 +327,17 @@ def _list_block(node: _Node) -> list[list[str]]:
     return [lines] if lines else []
 
 
-def _row_cells(tr: _Node) -> list[str]:
-    """A row's cells. A row cut into several blocks (at a line break) is put together again;
-    content nested in a cell (a list, a paragraph, an image) fills the last cell if that is
-    empty, else it becomes a cell of its own."""
+class _Cell(NamedTuple):
+    text: str
+    colspan: int = 1
+    rowspan: int = 1
+    header: bool = False
+
+
+def _row_cells(tr: _Node) -> list[_Cell]:
+    """A row's cells with their spans. A row cut into several blocks (at a line break) is put
+    together again; content nested in a cell (a list, a paragraph, an image) fills the last cell
+    if that is empty, else it becomes a cell of its own."""
     html: list[str] = []
     nested: list[str] = []
     for item in tr.children:
@@ -343,42 +351,115 @@ def _row_cells(tr: _Node) -> list[str]:
             else:
                 nested.append(_run_text([("", block)], " "))
     parts = _CELL_SPLIT_RE.split("".join(html))
-    cells = [  # the cells, and any text outside them (a row whose cells were not elements)
-        " ".join(inline_markdown(c, " ").split()).replace("|", "\\|")
-        for i, c in enumerate(parts)
-        if i % 2 or c.strip()
-    ]
+    # split gives text, then the four groups of each marker: (tag, colspan, rowspan) of an
+    # opening one, all None for a closing one
+    cells: list[_Cell] = []
+    opened: tuple[str, str | None, str | None] | None = None
+    for k in range(0, len(parts), 4):
+        text = parts[k]
+        if opened is not None or text.strip():  # text outside cells: a cell of its own
+            tag, colspan, rowspan = opened or ("td", None, None)
+            cells.append(
+                _Cell(
+                    " ".join(inline_markdown(text, " ").split()).replace("|", "\\|"),
+                    int(colspan or 1),
+                    int(rowspan or 1),
+                    tag == "th",
+                )
+            )
+        if k + 1 < len(parts):
+            tag = parts[k + 1]
+            opened = (tag, parts[k + 2], parts[k + 3]) if tag else None
     for text in nested:
         text = " ".join(text.split()).replace("|", "\\|")
         if not text:
             continue
-        if cells and not cells[-1]:
-            cells[-1] = text
+        if cells and not cells[-1].text:
+            cells[-1] = cells[-1]._replace(text=text)
         else:
-            cells.append(text)
+            cells.append(_Cell(text))
     return cells
+
+
+def _grid(rows: list[list[_Cell]]) -> tuple[list[list[str]], int]:
+    """The rows as a rectangle, and how many of its first rows are header rows. A cell spanning
+    rows is repeated in each row it covers (every row reads whole); one spanning columns is
+    written once, then empty cells, except in header rows, where it is repeated so that each
+    column gets its name."""
+    heads = 0
+    while heads < len(rows) and rows[heads] and all(c.header for c in rows[heads]):
+        heads += 1
+    grid: list[list[str]] = []
+    carried: dict[int, tuple[str, int]] = {}  # column -> (text, rows still to cover)
+    for r, row in enumerate(rows):
+        line: list[str] = []
+        cells = iter(row)
+        col = 0
+        while True:
+            if col in carried:
+                text, left = carried[col]
+                line.append(text)
+                if left <= 1:
+                    del carried[col]
+                else:
+                    carried[col] = (text, left - 1)
+                col += 1
+                continue
+            cell = next(cells, None)
+            if cell is None:
+                if any(c >= col for c in carried):
+                    line.append("")
+                    col += 1
+                    continue
+                break
+            for k in range(cell.colspan):
+                line.append(cell.text if k == 0 or r < heads else "")
+                if cell.rowspan > 1:
+                    carried[col] = (cell.text, cell.rowspan - 1)
+                col += 1
+        grid.append(line)
+    width = max((len(line) for line in grid), default=0)
+    return [line + [""] * (width - len(line)) for line in grid], heads
+
+
+def _fold_header(grid: list[list[str]], heads: int) -> list[list[str]]:
+    """Several header rows folded into one: each column's distinct names top down, joined by
+    ``": "`` (``Score`` over ``Precision`` → ``Score: Precision``)."""
+    if heads < 2:
+        return grid
+    folded = []
+    for col in range(len(grid[0])):
+        names: list[str] = []
+        for row in grid[:heads]:
+            if row[col] and row[col] not in names:
+                names.append(row[col])
+        folded.append(": ".join(names))
+    return [folded, *grid[heads:]]
 
 
 def _table_block(node: _Node) -> list[list[str]]:
     out: list[list[str]] = []
-    rows: list[list[str]] = []
+    rows: list[list[_Cell]] = []
 
     def flush() -> None:
         if rows:
-            width = max(len(r) for r in rows)
-            lines = []
-            for i, row in enumerate(rows):
-                cells = row + [""] * (width - len(row))
-                lines.append("|" + "".join(f" {c} |" if c else " |" for c in cells))
-                if i == 0:
-                    lines.append("|" + " --- |" * width)
-            out.append(lines)
+            grid, heads = _grid(rows)
+            grid = _fold_header(grid, heads)
+            if grid and len(grid[0]) == 1:  # a one-column (layout) table: its cells as lines
+                out.extend(_paragraph(line[0].replace("\\|", "|")) for line in grid if line[0])
+            else:
+                lines = []
+                for i, cells in enumerate(grid):
+                    lines.append("|" + "".join(f" {c} |" if c else " |" for c in cells))
+                    if i == 0:
+                        lines.append("|" + " --- |" * len(cells))
+                out.append(lines)
             rows.clear()
 
     for child in node.children:
         if isinstance(child, _Node) and child.tag == "tr":
             row = _row_cells(child)
-            if any(row):
+            if any(c.text for c in row):
                 rows.append(row)
         else:
             flush()

@@ -189,6 +189,29 @@ KEPT_INLINE = {
     "samp": "code",
 }
 CELL_TAGS = frozenset({"td", "th"})
+MAX_SPAN = 50
+"""A cell's ``colspan``/``rowspan`` is read up to this (a table's Markdown grid stays bounded)."""
+_SPAN_RE = re.compile(r"[ \t\n\f\r]*([0-9]{1,6})")  # HTML's whitespace and digits only
+
+
+def cell_span(value: str | None) -> int:
+    """A ``colspan``/``rowspan`` value as HTML reads it (leading digits; 0, junk or none: 1),
+    at most :data:`MAX_SPAN`."""
+    if not value:
+        return 1
+    m = _SPAN_RE.match(value)
+    return min(max(int(m.group(1)), 1), MAX_SPAN) if m else 1
+
+
+def cell_open(tag: str, colspan: str | None, rowspan: str | None) -> str:
+    """The marker a table row's block holds where a cell opens: ``<td>``, or with its spans
+    when they exceed 1 (``<th colspan=2>``, ``<td rowspan=3>``), for the Markdown grid."""
+    c, r = cell_span(colspan), cell_span(rowspan)
+    if c == 1 and r == 1:
+        return f"<{tag}>"
+    return f"<{tag}{f' colspan={c}' if c > 1 else ''}{f' rowspan={r}' if r > 1 else ''}>"
+
+
 TABLE_SECTION_TAGS = frozenset({"thead", "tbody", "tfoot"})
 
 _WS_RE = re.compile(r"\s+")
@@ -553,7 +576,8 @@ class _Walker:
             return False  # comments, doctype, processing instructions
         frame = frames[-1] if frames else None
         if frame is not None and frame.mode == "row" and tag in CELL_TAGS:
-            frame.html.append(f"<{tag}>")
+            attrs = node.attrs
+            frame.html.append(cell_open(tag, attrs.get("colspan"), attrs.get("rowspan")))
             if frame.text:
                 frame.text.append(" | ")
             self.exits.append((_EXIT_CELL, tag))
