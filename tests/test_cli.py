@@ -176,3 +176,11 @@ def test_favor_flag_moves_the_decision(capsys, data_dir: Path) -> None:
     assert words["precision"] < words["balanced"] < words["recall"]
     code, _, err = run(capsys, "extract", page, "--favor", "recall", "-q", "pump")
     assert code == 1 and "--favor applies only to the main-content model" in err
+
+
+def test_links_flag(capsys, data_dir: Path) -> None:
+    page = str(data_dir / "fidelity" / "links.html")
+    code, out, _ = run(capsys, "extract", page, "--links", "-p", "all")
+    assert code == 0 and "[installation notes](https://docs.example.org/guide/install.html)" in out
+    code, out, _ = run(capsys, "extract", page, "-p", "all")
+    assert code == 0 and "](" not in out

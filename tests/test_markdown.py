@@ -177,3 +177,55 @@ def test_cell_spans_are_read_as_html_reads_them() -> None:
     assert cell_open("th", "2", None) == "<th colspan=2>"
     assert cell_open("td", "1", "3") == "<td rowspan=3>"
     assert cell_open("td", None, None) == "<td>"
+
+
+LINKS_MARKDOWN = """\
+[Home](https://docs.example.org/)
+
+# Links kept
+
+Read the [installation notes](https://docs.example.org/guide/install.html) first, then **the \
+[reference](https://cdn.example.net/ref)** and the [other site](https://other.example.com/x?a=1&b=2).
+
+A fragment link, a script link, an empty link and a bare anchor stay plain text, while \
+[an odd address](<https://docs.example.org/faq (old).html>) is kept.
+"""
+
+
+@pytest.mark.parametrize("compiled_walk", [True, False])
+def test_links_are_kept_absolute_when_asked(
+    compiled_walk: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from blockdex.extract import ExtractConfig, Extractor
+    from blockdex.segment import SegmentConfig
+
+    if not compiled_walk:
+        monkeypatch.setattr(sys.modules["blockdex.segment"], "compiled", None)
+    html = (Path(__file__).parent / "data" / "fidelity" / "links.html").read_text()
+    linked = Extractor("all", config=ExtractConfig(segment=SegmentConfig(links=True)))
+    # <base href> wins over the page's URL; the base itself is absolute here
+    assert linked.extract(html, url="https://elsewhere.example/p") == LINKS_MARKDOWN
+    plain = Extractor("all").extract(html)
+    assert "](" not in plain and "Read the installation notes first" in plain
+    # the text output and the blocks' text are the same with and without links
+    assert linked.extract(html, output="text") == Extractor("all").extract(html, output="text")
+
+
+def test_relative_links_resolve_against_the_page_url_without_a_base() -> None:
+    import blockdex
+
+    html = "<h1>T</h1><p>" + "Words of a paragraph. " * 12 + "<a href='../b/c'>next</a></p>"
+    out = blockdex.extract(html, url="https://example.org/a/x/page", links=True)
+    assert "[next](https://example.org/a/b/c)" in out
+    assert "[next](../b/c)" in blockdex.extract(html, links=True)  # no address: as written
+
+
+def test_inline_links_with_emphasis_and_without_text() -> None:
+    assert inline_markdown('<b><a href="u">t</a></b>') == "**[t](u)**"
+    assert inline_markdown('see <a href="u"> spaced </a>now') == "see [spaced](u) now"
+    assert inline_markdown('<a href="u"></a>x') == "x"  # nothing to click: dropped
+    assert inline_markdown('<a href="u">open to the end') == "[open to the end](u)"
+    assert inline_markdown("a</a>b") == "ab"  # a close without an open: ignored
+    assert inline_markdown('<code><a href="u">c</a></code>') == "`c`"

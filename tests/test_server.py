@@ -263,6 +263,25 @@ def test_favor_reaches_the_model(api: httpx.Client, data_dir: Path) -> None:
     assert page.status_code == 200 and '<option value="recall" selected>' in page.text
 
 
+def test_links_field(api: httpx.Client, data_dir: Path) -> None:
+    html = (data_dir / "fidelity" / "links.html").read_text()
+    body = {"html": html, "method": "all", "base_url": "https://x.example/"}
+    linked = api.post("/v1/extract", json={**body, "links": True}).json()["content"]
+    assert "[reference](https://cdn.example.net/ref)" in linked
+    assert "](" not in api.post("/v1/extract", json=body).json()["content"]
+    raw = api.post(
+        "/v1/extract?method=all&links=1",
+        content=html.encode(),
+        headers={"content-type": "text/html; charset=utf-8"},
+    ).json()
+    assert raw["content"] == linked
+    _assert_error(api.post("/v1/extract", json={**body, "links": "yes"}), 400, "invalid_request")
+    page = api.post("/", data={"html": html, "method": "all", "links": "1"})
+    assert (
+        page.status_code == 200 and 'name="links" type="checkbox" value="1" checked>' in page.text
+    )
+
+
 def test_comments_false_refusals(api: httpx.Client) -> None:
     for extra in ({"query": "pump"}, {"method": "heuristic"}):
         detail = _assert_error(

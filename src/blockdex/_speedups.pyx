@@ -356,6 +356,7 @@ cdef enum:
     EXIT_TABLE = 3
     EXIT_KEPT = 4
     EXIT_LINK = 5
+    EXIT_HREF = 6
 
 cdef enum:  # what the walk does with an element, by its tag (see _CWalker.code_of)
     TAG_KIND = 15
@@ -583,10 +584,14 @@ cdef class _CWalker:
     cdef public bint timed_out
     cdef frozenset block_tags, structural_tags, cell_tags, pre_tags, row_inner_tags
     cdef dict kept_inline
-    cdef object lang_re
+    cdef object lang_re, link_open
+    cdef str link_base
 
-    def __init__(self, cfg, str source, long long id_offset, deadline, block_cls):
+    def __init__(self, cfg, str source, long long id_offset, deadline, block_cls,
+                 str link_base=None):
         c = _consts()
+        self.link_base = link_base
+        self.link_open = c.link_open
         _load_block_offsets(block_cls)
         self.block_cls = block_cls
         self.deadline = deadline
@@ -963,7 +968,14 @@ cdef class _CWalker:
         if kind == TAG_A:
             self.link_depth += 1
             frame.n_links += 1
-            self.push_exit(EXIT_LINK, tag)
+            marker = None
+            if self.link_base is not None:
+                marker = self.link_open(_attr(node, b"href"), self.link_base)
+            if marker is not None:
+                frame.html.append(marker)
+                self.push_exit(EXIT_HREF, tag)
+            else:
+                self.push_exit(EXIT_LINK, tag)
             return True
         self.push_exit(EXIT_NONE, tag)
         return True
@@ -984,6 +996,11 @@ cdef class _CWalker:
             return
         if kind == EXIT_LINK:
             self.link_depth -= 1
+            return
+        if kind == EXIT_HREF:
+            self.link_depth -= 1
+            if self.frames:
+                (<_CFrame> self.frames[-1]).html.append("</a>")
             return
         if not self.frames:
             return
@@ -1098,12 +1115,12 @@ cdef str _squash(str s):
         free(buf)
 
 
-def walk(root_id, cfg, source, id_offset, deadline, block_cls):
+def walk(root_id, cfg, source, id_offset, deadline, block_cls, link_base=None):
     """``blockdex.segment._Walker(...).walk(...)`` for the node at ``root_id`` (a ``mem_id``):
     returns ``(raw blocks, timed_out)``, the raw blocks as ``block_cls`` (``Block``) objects
     whose ``index`` is not set yet (see ``_CWalker.new_block``). Call only when
     :func:`lexbor_ready` is True."""
-    w = _CWalker(cfg, source, id_offset, deadline, block_cls)
+    w = _CWalker(cfg, source, id_offset, deadline, block_cls, link_base)
     w.walk(root_id)
     return w.out, w.timed_out
 
@@ -3471,7 +3488,8 @@ def meta_elements(uintptr_t root_id):
     what ``blockdex.parse.read_metadata`` reads: ``("meta", property, name, itemprop,
     http-equiv, content)``, ``("link", rel, href)`` (None for a missing attribute),
     ``("ld+json", text)``, and for the first title and the first html element only
-    ``("title", text)`` and ``("html", lang, xml:lang)``: :func:`page_survey`'s rows. Call only
+    ``("title", text)`` and ``("html", lang, xml:lang)``, and ``("base", href)`` for the first
+    ``<base>`` with an href: :func:`page_survey`'s rows. Call only
     when :func:`lexbor_ready` is True."""
     return page_survey(root_id, frozenset(), 0, (), frozenset())[1]
 
@@ -3519,6 +3537,7 @@ def script_elements(uintptr_t root_id, tuple needles):
 cdef enum:  # what page_survey does with an element, as bits (an element may be two kinds)
     SURVEY_META = 1
     SURVEY_LINK = 2
+    SURVEY_BASE = 4
     SURVEY_TITLE = 8
     SURVEY_HTML = 16
     SURVEY_SWALLOW = 32
@@ -3559,12 +3578,13 @@ def page_survey(uintptr_t root_id, frozenset swallowing, Py_ssize_t min_bytes, t
     cdef Py_ssize_t depth = 0  # ancestors of node inside the subtree
     cdef dict kinds_of = {"meta": SURVEY_META, "link": SURVEY_LINK, "title": SURVEY_TITLE,
                           "html": SURVEY_HTML, "script": SURVEY_SCRIPT,
-                          "math": SURVEY_MATH, "mjx-container": SURVEY_MATH}
+                          "math": SURVEY_MATH, "mjx-container": SURVEY_MATH,
+                          "base": SURVEY_BASE}
     for name in swallowing:
         kinds_of[name] = kinds_of.get(name, 0) | SURVEY_SWALLOW
     cdef _TagKinds kinds = _TagKinds(kinds_of)
     cdef int kind
-    cdef bint title = False, html = False, suspect = False, holds, math = False
+    cdef bint title = False, html = False, suspect = False, holds, math = False, base = False
     cdef size_t total
     cdef bd_chardata *only
     cdef Py_ssize_t parts
@@ -3607,6 +3627,10 @@ def page_survey(uintptr_t root_id, frozenset swallowing, Py_ssize_t min_bytes, t
                     if not title:
                         meta.append(("title", deep_text(<uintptr_t> node)))
                         title = True
+                elif kind & SURVEY_BASE:
+                    if not base and _has_attr(node, b"href"):
+                        meta.append(("base", _attr(node, b"href")))
+                        base = True
                 elif kind & SURVEY_HTML and not html:
                     meta.append(("html", _attr(node, b"lang"), _attr(node, b"xml:lang")))
                     html = True

@@ -46,6 +46,17 @@ def add_favor_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_links_option(p: argparse.ArgumentParser) -> None:
+    """``--links``: keep links as Markdown links with absolute addresses."""
+    p.add_argument(
+        "--links",
+        action="store_true",
+        help="keep links: [text](absolute URL), resolved against <base href> and the page's"
+        " URL (--url, or the address it was fetched from); javascript:, #fragment and empty"
+        " links stay plain text",
+    )
+
+
 def comments_option(comments: bool, favor: str = "balanced") -> dict[str, bool | str]:
     """Predictor options for ``comments`` and ``favor``: ``{"comments": False}`` when reader
     comments are to be dropped, ``{"favor": …}`` when not balanced, else none (only the

@@ -231,8 +231,13 @@ def _readable_words(page: Page) -> int:
 
 
 @functools.lru_cache(maxsize=16)
-def _shared_extractor(predictor: str | None, favor: str = "balanced") -> Extractor:
-    return Extractor(predictor, **({} if favor == "balanced" else {"favor": favor}))
+def _shared_extractor(
+    predictor: str | None, favor: str = "balanced", links: bool = False
+) -> Extractor:
+    config = (
+        ExtractConfig(segment=dataclasses.replace(DEFAULT_SEGMENT, links=True)) if links else None
+    )
+    return Extractor(predictor, config=config, **({} if favor == "balanced" else {"favor": favor}))
 
 
 def extract(
@@ -243,13 +248,14 @@ def extract(
     output: str = "markdown",
     predictor: str | Predictor | None = None,
     favor: str = "balanced",
+    links: bool = False,
 ) -> str:
     """Extract what an LLM should read from ``html``.
 
     With no ``query`` the page's main content is kept; with one, the blocks relevant to it.
     ``output`` is ``markdown`` (default), ``text``, ``html`` or ``json``. ``favor`` is
     ``precision`` (keep only what the main-content model is surest of), ``balanced`` (default)
-    or ``recall`` (keep more).
+    or ``recall`` (keep more). ``links=True`` keeps links as ``[text](absolute url)``.
     """
     if favor != "balanced":
         from blockdex.cliargs import check_no_comments
@@ -262,9 +268,14 @@ def extract(
             method_name="predictor",
         )
     ex = (
-        _shared_extractor(predictor, favor)
+        _shared_extractor(predictor, favor, links)
         if predictor is None or isinstance(predictor, str)
-        else Extractor(predictor)
+        else Extractor(
+            predictor,
+            config=ExtractConfig(segment=dataclasses.replace(DEFAULT_SEGMENT, links=True))
+            if links
+            else None,
+        )
     )
     return ex.extract(html, url=url, query=query, output=output)
 

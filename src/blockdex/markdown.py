@@ -15,13 +15,15 @@ not padded to a common width: the padding is tokens an LLM pays for and reads no
 
 from __future__ import annotations
 
+import html as html_lib
 import re
 from typing import NamedTuple
 
 from blockdex.assemble import _CODE_CLASS_RE, layout
 from blockdex.page import Block, Page, Selection
 
-_INLINE_RE = re.compile(r"<(/?)(b|i|u|code|br|td|th)(?: [^<>]*)?>")
+_INLINE_RE = re.compile(r"<(/?)(b|i|u|code|br|td|th|a)((?: [^<>]*)?)>")
+_HREF_RE = re.compile(r'href="([^"]*)"')
 _MARKS = {"b": "**", "i": "*", "u": ""}
 # A line start Markdown would read as a heading, quote, list item, thematic break or fence.
 _LINE_START_RE = re.compile(
@@ -55,17 +57,20 @@ def inline_markdown(html: str, line_break: str = "  \n") -> str:
 
     Emphasis marks go round the text, not its edge spaces (``<b> x </b>`` → `` **x** ``); empty
     emphasis is dropped; nested tags of one kind count once; code is written as it is, with a
-    fence longer than any run of backticks inside it."""
+    fence longer than any run of backticks inside it. A kept link (``<a href="…">``, see
+    :attr:`blockdex.segment.SegmentConfig.links`) is written ``[text](url)``; one without text
+    is dropped."""
     if "<" not in html:
         return _unescape(html)
     parts = _INLINE_RE.split(html)
+    link: tuple[int, str] | None = None  # where the open link's "[" is in ``out``, its url
     out: list[str] = []
     depth = {"b": 0, "i": 0, "u": 0}
     pending: list[str] = []  # opened emphasis marks not yet followed by text
     shown: list[str] = []  # opened emphasis marks written out, innermost last
     code: list[str] | None = None  # the text of an open <code>
     closed_at = -1  # where the last closing mark was written in ``out``
-    for i in range(0, len(parts), 3):
+    for i in range(0, len(parts), 4):
         text = parts[i]
         if text:
             text = _unescape(text)
@@ -90,9 +95,24 @@ def inline_markdown(html: str, line_break: str = "  \n") -> str:
                     out.append(text)
             else:
                 out.append(text)
-        if i + 2 >= len(parts):
+        if i + 3 >= len(parts):
             break
         closing, tag = parts[i + 1] == "/", parts[i + 2]
+        if tag == "a":
+            if code is not None:
+                continue
+            if not closing and link is None:
+                m = _HREF_RE.search(parts[i + 3])
+                if m is not None:
+                    out.extend(pending)  # emphasis round the link, not inside its brackets
+                    shown.extend(pending)
+                    pending.clear()
+                    link = (len(out), _link_target(m.group(1)))
+                    out.append("[")
+            elif closing and link is not None:
+                _close_link(out, link)
+                link = None
+            continue
         if tag == "code":
             if not closing and code is None:
                 code = []
@@ -120,9 +140,41 @@ def inline_markdown(html: str, line_break: str = "  \n") -> str:
                         closed_at = _close_mark(out, mark)
     if code is not None:
         out.append(_code_span("".join(code)))
+    if link is not None:
+        _close_link(out, link)
     for mark in reversed(shown):
         _close_mark(out, mark)
     return "".join(out)
+
+
+def _link_target(href: str) -> str:
+    url = html_lib.unescape(href)
+    if any(c in url for c in " ()<>"):
+        url = "<" + url.replace("<", "%3C").replace(">", "%3E") + ">"
+    return url
+
+
+def _close_link(out: list[str], link: tuple[int, str]) -> None:
+    """End the link opened at ``out[link[0]]``: ``](url)`` after its text, before the spaces
+    that end it; a link without text is dropped."""
+    at, url = link
+    if not "".join(out[at + 1 :]).strip():
+        del out[at]
+        return
+    j = len(out)
+    while j > at + 1 and not out[j - 1].strip():
+        j -= 1
+    last = out[j - 1]
+    body = last.rstrip()
+    out[j - 1 : j] = [body, f"]({url})", last[len(body) :]]
+    if not out[at + 1 : j]:
+        return
+    first = out[at + 1]
+    lead = first[: len(first) - len(first.lstrip())]
+    if lead:  # "[ text" → " [text" (one space: none if one is already there)
+        out[at + 1] = first.lstrip()
+        if not (at and out[at - 1][-1:].isspace()):
+            out.insert(at, " ")
 
 
 def _close_mark(out: list[str], mark: str) -> int:

@@ -316,6 +316,7 @@ _META_SOURCES: dict[str, tuple[str, ...]] = {
     "keywords": ("keywords", "news_keywords"),
     "language": ("content-language", "og:locale"),
     "page_type": ("og:type",),
+    "base_url": ("<base>",),  # the first <base href>: read from its row, not from a meta key
 }
 _META_KEY_FIELD = {key: name for name, keys in _META_SOURCES.items() for key in keys}
 # JSON-LD properties (schema.org) → metadata fields, used when meta tags lack them.
@@ -393,14 +394,14 @@ def _jsonld_metadata(
     return found
 
 
-_HEAD_SELECTOR = 'meta, link[rel], script[type="application/ld+json"], title, html'
+_HEAD_SELECTOR = 'meta, link[rel], script[type="application/ld+json"], title, html, base[href]'
 
 
 def _meta_rows(tree: LexborHTMLParser) -> list[tuple[str | None, ...]]:
     """The page's meta, link[rel] and JSON-LD script elements, and its first title and html
     elements, in document order: ``("meta", property, name, itemprop, http-equiv, content)``,
-    ``("link", rel, href)``, ``("ld+json", text)``, ``("title", text)`` or ``("html", lang,
-    xml:lang)``."""
+    ``("link", rel, href)``, ``("ld+json", text)``, ``("title", text)``, ``("html", lang,
+    xml:lang)`` or, for the first ``<base>`` with an href, ``("base", href)``."""
     walks = lexbor(compiled)
     root = tree.root
     if walks is not None and root is not None:  # one C walk instead of a CSS query and dicts
@@ -417,10 +418,12 @@ def _meta_rows(tree: LexborHTMLParser) -> list[tuple[str | None, ...]]:
         elif tag == "meta":
             keys = ("property", "name", "itemprop", "http-equiv", "content")
             rows.append(("meta", *(a.get(k) for k in keys)))
-        elif tag not in seen:  # the first title, the first html
+        elif tag not in seen:  # the first title, the first html, the first base
             seen.add(tag)
             if tag == "title":
                 rows.append(("title", node.text()))
+            elif tag == "base":
+                rows.append(("base", a.get("href")))
             else:
                 rows.append(("html", a.get("lang"), a.get("xml:lang")))
     return rows
@@ -451,6 +454,10 @@ def read_metadata(
             continue
         if row[0] == "html":
             lang = row[1] or row[2]
+            continue
+        if row[0] == "base":
+            if row[1] and row[1].strip():
+                candidates.setdefault("base_url", {})["<base>"] = row[1].strip()[:max_chars]
             continue
         if row[0] == "link":
             rels = (row[1] or "").lower().split()

@@ -32,6 +32,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
+from urllib.parse import urljoin
 
 from selectolax.lexbor import LexborNode
 
@@ -66,6 +67,11 @@ class SegmentConfig:
     """How far up from an image to look for the ``<figure>`` whose figcaption captions it."""
     min_chars_per_token: float = 2.5
     """Texts shorter than this many chars per budget token are not counted (speed)."""
+    links: bool = False
+    """Keep links: a block's content holds ``<a href="absolute URL">`` round its anchor text
+    (resolved against ``<base href>``, then the page's URL); Markdown writes ``[text](url)``.
+    Links that lead nowhere a reader can follow (empty, ``#fragment``, ``javascript:``) stay
+    plain text. Off by default: the URLs are tokens most readers do not need."""
 
     def __post_init__(self) -> None:
         check_minimums(self, _SEGMENT_MINIMUMS)
@@ -192,6 +198,25 @@ CELL_TAGS = frozenset({"td", "th"})
 MAX_SPAN = 50
 """A cell's ``colspan``/``rowspan`` is read up to this (a table's Markdown grid stays bounded)."""
 _SPAN_RE = re.compile(r"[ \t\n\f\r]*([0-9]{1,6})")  # HTML's whitespace and digits only
+
+
+_UNFOLLOWABLE = ("javascript:", "vbscript:", "data:")
+
+
+def link_open(href: str | None, base: str) -> str | None:
+    """The marker a block's content holds where a kept link opens, ``<a href="…">`` with the
+    address resolved against ``base``; None for a link a reader cannot follow from the text
+    (no href, empty, a ``#fragment`` of the page itself, ``javascript:``/``data:``)."""
+    if href is None:
+        return None
+    href = href.strip()
+    if not href or href[0] == "#" or href[:11].lower().startswith(_UNFOLLOWABLE):
+        return None
+    try:
+        url = urljoin(base, href) if base else href
+    except ValueError:
+        return None
+    return f'<a href="{html_lib.escape(url, quote=True)}">'
 
 
 def cell_span(value: str | None) -> int:
@@ -414,7 +439,7 @@ def _escape(s: str) -> str:
 
 
 # Exit actions recorded per entered element.
-_EXIT_NONE, _EXIT_FRAME, _EXIT_CELL, _EXIT_TABLE, _EXIT_KEPT, _EXIT_LINK = range(6)
+_EXIT_NONE, _EXIT_FRAME, _EXIT_CELL, _EXIT_TABLE, _EXIT_KEPT, _EXIT_LINK, _EXIT_HREF = range(7)
 _PRE_TAGS = frozenset({"pre", "xmp", "listing", "plaintext"})
 _LANG_RE = re.compile(
     r"(?:^|\s)(?:language|lang|highlight-source|brush:)-?\s*([A-Za-z0-9_+#.-]{1,20})"
@@ -431,9 +456,16 @@ class _Walker:
     """One pass over a DOM subtree that emits raw blocks in reading order."""
 
     def __init__(
-        self, cfg: SegmentConfig, source: str, id_offset: int = 0, deadline: float | None = None
+        self,
+        cfg: SegmentConfig,
+        source: str,
+        id_offset: int = 0,
+        deadline: float | None = None,
+        link_base: str | None = None,
     ) -> None:
         self.cfg = cfg
+        self.link_base = link_base
+        """Links are kept (:attr:`SegmentConfig.links`) and resolved against this; None: not."""
         self.deadline = deadline
         self.timed_out = False
         self.source = source
@@ -624,7 +656,14 @@ class _Walker:
         if tag == "a":
             self.link_depth += 1
             frame.n_links += 1
-            self.exits.append((_EXIT_LINK, tag))
+            marker = None
+            if self.link_base is not None:
+                marker = link_open(node.attrs.get("href"), self.link_base)
+            if marker is not None:
+                frame.html.append(marker)
+                self.exits.append((_EXIT_HREF, tag))
+            else:
+                self.exits.append((_EXIT_LINK, tag))
             return True
         self.exits.append((_EXIT_NONE, tag))
         return True
@@ -641,6 +680,11 @@ class _Walker:
             return
         if kind == _EXIT_LINK:
             self.link_depth -= 1
+            return
+        if kind == _EXIT_HREF:
+            self.link_depth -= 1
+            if self.frames:
+                self.frames[-1].html.append("</a>")
             return
         frame = self.frames[-1] if self.frames else None
         if frame is None:
@@ -864,6 +908,7 @@ def _walk(
     source: str,
     id_offset: int = 0,
     deadline: float | None = None,
+    link_base: str | None = None,
 ) -> tuple[list[_RawBlock] | list[Block], bool]:
     """The raw blocks of ``root``'s subtree (root included) and whether the deadline hit.
 
@@ -873,8 +918,8 @@ def _walk(
     """
     walks = lexbor(compiled)
     if walks is not None:
-        return walks.walk(root.mem_id, cfg, source, id_offset, deadline, Block)
-    walker = _Walker(cfg, source, id_offset=id_offset, deadline=deadline)
+        return walks.walk(root.mem_id, cfg, source, id_offset, deadline, Block, link_base)
+    walker = _Walker(cfg, source, id_offset=id_offset, deadline=deadline, link_base=link_base)
     walker.walk(root)
     return walker.out, walker.timed_out
 
@@ -890,7 +935,17 @@ def segment_document(
     warnings = list(doc.warnings)
     body = doc.tree.body  # a lookup in the tree: once
     root = body if body is not None else doc.tree.root
-    raw, timed_out = _walk(root, cfg, "dom", deadline=deadline) if root is not None else ([], False)
+    link_base = None
+    if cfg.links:  # against <base href>, itself against the page's address
+        try:
+            link_base = urljoin(doc.url or "", doc.meta.get("base_url", ""))
+        except ValueError:  # a malformed base or page address: relative links stay relative
+            link_base = doc.url or ""
+    raw, timed_out = (
+        _walk(root, cfg, "dom", deadline=deadline, link_base=link_base)
+        if root is not None
+        else ([], False)
+    )
     for k, fragment in enumerate(doc.rescued):
         if timed_out:
             break
@@ -901,7 +956,12 @@ def segment_document(
         if fbody is None:
             continue
         frag_raw, timed_out = _walk(
-            fbody, cfg, "script", id_offset=-(k + 1) * (1 << 40), deadline=deadline
+            fbody,
+            cfg,
+            "script",
+            id_offset=-(k + 1) * (1 << 40),
+            deadline=deadline,
+            link_base=link_base,
         )
         raw.extend(frag_raw)
     if timed_out:

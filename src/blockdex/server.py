@@ -294,6 +294,8 @@ class ExtractRequest:
     """False: drop reader comments the main-content model keeps (``blockdex --no-comments``)."""
     favor: str = "balanced"
     """``precision`` or ``recall``: move the main-content model's decision (``--favor``)."""
+    links: bool = False
+    """Keep links as ``[text](absolute url)`` (``blockdex extract --links``)."""
 
 
 def _optional_str(payload: dict[str, Any], name: str) -> str | None:
@@ -346,6 +348,9 @@ def parse_extract_request(payload: Any, defaults: dict[str, Any] | None = None) 
     comments = merged.get("comments", True)
     if not isinstance(comments, bool):
         raise RequestError(400, "invalid_request", "'comments' must be true or false")
+    links = merged.get("links", False)
+    if not isinstance(links, bool):
+        raise RequestError(400, "invalid_request", "'links' must be true or false")
     query = _optional_str(merged, "query")
     favor = _optional_str(merged, "favor") or "balanced"
     if favor not in FAVOR_CHOICES:
@@ -370,6 +375,7 @@ def parse_extract_request(payload: Any, defaults: dict[str, Any] | None = None) 
         blocks=blocks,
         comments=comments,
         favor=favor,
+        links=links,
     )
 
 
@@ -381,17 +387,21 @@ class ThreadExtractors(threading.local):
     per thread; no predictor object is shared between threads)."""
 
     def __init__(self) -> None:
-        self.cache: dict[tuple[str | None, bool, str], Extractor] = {}
+        self.cache: dict[tuple[str | None, bool, str, bool], Extractor] = {}
 
-    def get(self, name: str | None, comments: bool = True, favor: str = "balanced") -> Extractor:
+    def get(
+        self, name: str | None, comments: bool = True, favor: str = "balanced", links: bool = False
+    ) -> Extractor:
         """The extractor of predictor ``name``; ``comments=False`` is the main-content model
         that drops reader comments, ``favor`` moves its decision (both refused for other
-        predictors by the request check)."""
-        key = (name, comments, favor)
+        predictors by the request check); ``links`` keeps links."""
+        key = (name, comments, favor, links)
         if key not in self.cache:
-            from blockdex.extract import Extractor
+            from blockdex.extract import ExtractConfig, Extractor
+            from blockdex.segment import SegmentConfig
 
-            self.cache[key] = Extractor(name, **comments_option(comments, favor))
+            config = ExtractConfig(segment=SegmentConfig(links=True)) if links else None
+            self.cache[key] = Extractor(name, config=config, **comments_option(comments, favor))
         return self.cache[key]
 
 
@@ -428,7 +438,7 @@ def explain_request(
         query=req.query,
         url=url,
         content_type=ctype,
-        extractor_for=lambda name: extractors.get(name, req.comments, req.favor),
+        extractor_for=lambda name: extractors.get(name, req.comments, req.favor, req.links),
     )
     timings.update(explanation.timings)
     return PageResult(explanation, data, url, ctype, timings)
@@ -771,7 +781,7 @@ class BlockdexServer:
             # the raw page as the body; options in the query string
             body = await self.read_body(request)
             params: dict[str, Any] = dict(request.query_params.items())
-            for name in ("blocks", "comments"):
+            for name in ("blocks", "comments", "links"):
                 if name in params:
                     params[name] = query_flag(params[name], name)
             req = parse_extract_request({**params, "html": ""})
@@ -802,7 +812,7 @@ class BlockdexServer:
             )
         defaults = {
             k: payload[k]
-            for k in ("query", "format", "method", "comments", "favor")
+            for k in ("query", "format", "method", "comments", "favor", "links")
             if k in payload
         }
         items: list[ExtractRequest | BlockdexError] = []
@@ -887,6 +897,7 @@ class BlockdexServer:
             query=_attr(fields.get("query", "")),
             methods="".join(options),
             no_comments=" checked" if fields.get("no_comments") else "",
+            links=" checked" if fields.get("links") else "",
             favors="".join(
                 f'<option value="{f}"{" selected" if f == fields.get("favor", "balanced") else ""}>'
                 f"{f}{' (default method, no query)' if f != 'balanced' else ''}</option>"
@@ -909,6 +920,8 @@ class BlockdexServer:
             payload.pop("submit", None)
             if payload.pop("no_comments", None):
                 payload["comments"] = False
+            if payload.pop("links", None):
+                payload["links"] = True
             req = parse_extract_request(payload)
 
             def job() -> str:
