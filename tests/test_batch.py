@@ -194,6 +194,43 @@ def test_no_comments_reaches_the_workers_and_the_manifest(tmp_path):
         run_batch([str(pages)], tmp_path / "o", _cfg(comments=False, query="x"), progress=False)
 
 
+def test_favor_reaches_the_workers_and_the_manifest(tmp_path):
+    from blockdex.cli import main
+
+    pages = tmp_path / "in"
+    pages.mkdir()
+    (pages / "article.html").write_bytes((DATA / "article.html").read_bytes())
+    sizes = {}
+    for favor in ("precision", "recall"):
+        out = tmp_path / favor
+        rc = main(["batch", str(pages), "--out", str(out), "--quiet", "-j", "1", "--favor", favor])
+        (record,) = read_records(out)
+        assert rc == 0
+        sizes[favor] = len(record["content"])
+    assert sizes["precision"] < sizes["recall"]
+    with pytest.raises(BlockdexError, match="favor"):  # the setting is part of the run
+        run_batch([str(pages)], tmp_path / "recall", _cfg(), resume=True, progress=False)
+    with pytest.raises(BlockdexError, match="--favor applies only"):
+        run_batch([str(pages)], tmp_path / "o", _cfg(favor="recall", query="x"), progress=False)
+    with pytest.raises(BlockdexError, match="--favor must be one of"):
+        run_batch([str(pages)], tmp_path / "o2", _cfg(favor="most"), progress=False)
+
+
+def test_links_reach_the_workers_and_the_manifest(tmp_path):
+    from blockdex.cli import main
+
+    pages = tmp_path / "in"
+    pages.mkdir()
+    (pages / "links.html").write_bytes((DATA / "fidelity" / "links.html").read_bytes())
+    out = tmp_path / "out"
+    args = ["batch", str(pages), "--out", str(out), "--quiet", "-j", "1", "-p", "all"]
+    assert main([*args, "--links"]) == 0
+    (record,) = read_records(out)
+    assert "[installation notes](https://docs.example.org/guide/install.html)" in record["content"]
+    with pytest.raises(BlockdexError, match="links"):  # the setting is part of the run
+        run_batch([str(pages)], out, _cfg(predictor="all"), resume=True, progress=False)
+
+
 def test_existing_output_needs_resume_and_same_settings(tmp_path):
     out = tmp_path / "out"
     run_batch([str(DATA / "pages")], out, _cfg(), progress=False)

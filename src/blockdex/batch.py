@@ -29,13 +29,16 @@ import os
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
 from blockdex.cliargs import (
+    FAVOR_CHOICES,
+    add_favor_option,
+    add_links_option,
     add_no_comments_option,
     add_predictor_option,
     check_no_comments,
@@ -78,6 +81,10 @@ class BatchConfig:
     """Also store the kept blocks (index, tag, text, score) in each record."""
     comments: bool = True
     """False: drop reader comments the main-content model keeps (``--no-comments``)."""
+    favor: str = "balanced"
+    """``precision`` or ``recall``: move the main-content model's decision (``--favor``)."""
+    links: bool = False
+    """Keep links as ``[text](absolute url)`` (``--links``)."""
     max_tasks_per_worker: int = 2000
     """Replace a worker after this many pages, bounding slow memory growth of long runs."""
 
@@ -367,11 +374,22 @@ def extract_record(extractor: Any, page: PageInput, cfg: BatchConfig) -> dict[st
     return record
 
 
-def _worker_main(conn: Connection, cfg: BatchConfig) -> None:
-    _limit_memory(cfg.memory_limit_mb)
-    from blockdex.extract import Extractor
+RecordTask = Callable[[Any, PageInput, BatchConfig], dict[str, Any]]
+"""What a worker does with one page: ``task(extractor, page, cfg) -> record`` (never raises for
+bad input). :func:`extract_record` for batch runs; the crawler adds the page's links."""
 
-    extractor = Extractor(cfg.predictor, **comments_option(cfg.comments))
+
+def _worker_main(conn: Connection, cfg: BatchConfig, task: RecordTask | None = None) -> None:
+    _limit_memory(cfg.memory_limit_mb)
+    from blockdex.extract import ExtractConfig, Extractor
+    from blockdex.segment import SegmentConfig
+
+    task = task or extract_record
+    extractor = Extractor(
+        cfg.predictor,
+        config=ExtractConfig(segment=SegmentConfig(links=True)) if cfg.links else None,
+        **comments_option(cfg.comments, cfg.favor),
+    )
     # Load models now, so that the first page's time limit is not spent on start-up.
     extract_record(extractor, PageInput("warm-up", "", html=WARM_UP_PAGE), cfg)
     conn.send(("ready", None))
@@ -382,13 +400,13 @@ def _worker_main(conn: Connection, cfg: BatchConfig) -> None:
             return
         if page is None:
             return
-        conn.send(("done", extract_record(extractor, page, cfg)))
+        conn.send(("done", task(extractor, page, cfg)))
 
 
 class _Worker:
-    def __init__(self, ctx: Any, cfg: BatchConfig) -> None:
+    def __init__(self, ctx: Any, cfg: BatchConfig, task: RecordTask | None = None) -> None:
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(child, cfg), daemon=True)
+        self.proc = ctx.Process(target=_worker_main, args=(child, cfg, task), daemon=True)
         self.proc.start()
         child.close()
         self.page: PageInput | None = None
@@ -601,6 +619,10 @@ def _manifest(specs: Sequence[str], cfg: BatchConfig) -> dict[str, Any]:
     manifest = {"inputs": list(specs), **{k: v for k, v in asdict(cfg).items() if k in keep}}
     if not cfg.comments:  # only then, so that runs written before the option still resume
         manifest["comments"] = False
+    if cfg.favor != "balanced":  # likewise
+        manifest["favor"] = cfg.favor
+    if cfg.links:  # likewise
+        manifest["links"] = True
     return manifest
 
 
@@ -611,6 +633,16 @@ def _finished_parts(out_dir: Path, write: str) -> set[int]:
         if stem.isdigit():
             done.add(int(stem))
     return done
+
+
+def check_predictor(name: str | None) -> None:
+    """Refuse an unknown predictor name before any worker starts (``module:Class`` names are
+    loaded by the workers themselves)."""
+    if name is not None and ":" not in name:
+        from blockdex.predict import available_predictors, get_predictor
+
+        if name not in available_predictors():
+            get_predictor(name)  # raises UnknownPredictor with the list of names
 
 
 def run_batch(
@@ -631,11 +663,11 @@ def run_batch(
         raise BlockdexError("--part-size must be at least 1")
     if not cfg.comments:
         check_no_comments(cfg.predictor, cfg.query)
-    if cfg.predictor is not None and ":" not in cfg.predictor:
-        from blockdex.predict import available_predictors, get_predictor
-
-        if cfg.predictor not in available_predictors():
-            get_predictor(cfg.predictor)  # raises UnknownPredictor with the list of names
+    if cfg.favor not in FAVOR_CHOICES:
+        raise BlockdexError(f"--favor must be one of {', '.join(FAVOR_CHOICES)}, not {cfg.favor!r}")
+    if cfg.favor != "balanced":
+        check_no_comments(cfg.predictor, cfg.query, option="--favor")
+    check_predictor(cfg.predictor)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     manifest = _manifest(inputs, cfg)
@@ -733,6 +765,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
         predictor=args.predictor,
         include_blocks=args.blocks,
         comments=not args.no_comments,
+        favor=args.favor,
+        links=args.links,
     )
     summary = run_batch(args.inputs, args.out, cfg, resume=args.resume, progress=not args.quiet)
     print(f"blockdex batch: {summary.describe()} -> {args.out}", file=sys.stderr)
@@ -808,6 +842,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--blocks", action="store_true", help="store the kept blocks in each record")
     add_no_comments_option(p)
+    add_favor_option(p)
+    add_links_option(p)
     p.add_argument(
         "--resume",
         action="store_true",

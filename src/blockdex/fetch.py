@@ -21,7 +21,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from blockdex.errors import FetchError, NotHTML, PageTooLarge, UnsafeURL
@@ -219,7 +219,7 @@ def check_url(url: str, config: FetchConfig = DEFAULT_FETCH) -> tuple[str, IPAdd
     return str(parsed), addresses[0]
 
 
-def _pinned_request(url: str, ip: IPAddress, headers: dict[str, str]):
+def pinned_request(url: str, ip: IPAddress, headers: dict[str, str]):
     """A GET for ``url`` that connects to ``ip`` while naming the original host (Host, SNI)."""
     import httpx
 
@@ -261,12 +261,12 @@ def fetch_url(url: str, config: FetchConfig = DEFAULT_FETCH) -> FetchedPage:
         ) as client:
             for _hop in range(config.max_redirects + 1):
                 checked, ip = check_url(current, config)
-                request = _pinned_request(checked, ip, headers)
+                request = pinned_request(checked, ip, headers)
                 resp = client.send(request, stream=True)
                 try:
-                    location = resp.headers.get("location")
-                    if resp.status_code in REDIRECT_STATUSES and location:
-                        current = str(httpx.URL(checked).join(location))
+                    target = redirect_target(checked, resp.status_code, resp.headers)
+                    if target is not None:
+                        current = target
                         if time.monotonic() > deadline:
                             raise FetchError(
                                 f"{url} did not finish within {config.max_seconds:g} s"
@@ -282,24 +282,53 @@ def fetch_url(url: str, config: FetchConfig = DEFAULT_FETCH) -> FetchedPage:
         raise FetchError(f"could not fetch {url}: {exc}") from None
 
 
-def _read_body(resp, url: str, config: FetchConfig, deadline: float) -> FetchedPage:
-    """Check status and type, then stream the body under the size cap and the deadline."""
-    if resp.status_code >= 400:
-        raise FetchError(f"{url} answered HTTP {resp.status_code}")
-    ctype = resp.headers.get("content-type")
-    if ctype and not ctype.split(";")[0].strip().lower().startswith(HTML_TYPES):
+def redirect_target(url: str, status: int, headers: Mapping[str, str]) -> str | None:
+    """The absolute URL a response redirects to (``None`` when it is not a redirect)."""
+    import httpx
+
+    location = headers.get("location")
+    if status in REDIRECT_STATUSES and location:
+        return str(httpx.URL(url).join(location))
+    return None
+
+
+def check_response(
+    url: str,
+    status: int,
+    headers: Mapping[str, str],
+    config: FetchConfig = DEFAULT_FETCH,
+    *,
+    html_only: bool = True,
+) -> None:
+    """Refuse a response from its headers alone, before its body is read: an error status,
+    a type that is not HTML (when ``html_only``), a declared length over ``max_bytes``."""
+    if status >= 400:
+        raise FetchError(f"{url} answered HTTP {status}")
+    ctype = headers.get("content-type")
+    if html_only and ctype and not ctype.split(";")[0].strip().lower().startswith(HTML_TYPES):
         raise NotHTML(f"{url} is {ctype.split(';')[0]}, not HTML")
-    declared = resp.headers.get("content-length")
+    declared = headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > config.max_bytes:
         raise PageTooLarge(
             f"{url} is {int(declared):,} bytes, over the {config.max_bytes:,}-byte limit"
         )
+
+
+def check_body_size(url: str, size: int, config: FetchConfig = DEFAULT_FETCH) -> None:
+    """Refuse a body once ``size`` bytes of it have arrived and that is over ``max_bytes``."""
+    if size > config.max_bytes:
+        raise PageTooLarge(f"{url} is over the {config.max_bytes:,}-byte limit")
+
+
+def _read_body(resp, url: str, config: FetchConfig, deadline: float) -> FetchedPage:
+    """Check status and type, then stream the body under the size cap and the deadline."""
+    check_response(url, resp.status_code, resp.headers, config)
+    ctype = resp.headers.get("content-type")
     chunks: list[bytes] = []
     size = 0
     for chunk in resp.iter_bytes():
         size += len(chunk)
-        if size > config.max_bytes:
-            raise PageTooLarge(f"{url} is over the {config.max_bytes:,}-byte limit")
+        check_body_size(url, size, config)
         if time.monotonic() > deadline:
             raise FetchError(f"{url} did not finish within {config.max_seconds:g} s")
         chunks.append(chunk)

@@ -52,6 +52,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+import numpy as np
 from selectolax.lexbor import LexborNode
 
 from blockdex.baselines import BaselineResult, html_document, parse_page, with_settings
@@ -243,14 +244,22 @@ def _term_hash(term: str) -> int:
     return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "big")
 
 
+_BIT_SHIFTS = np.arange(_SIMHASH_BITS, dtype=np.uint64)
+
+
 def simhash(weights: dict[str, float]) -> int:
-    """Charikar's SimHash: 64 bits, each the sign of the weighted vote of the terms' hash bits."""
-    votes = [0.0] * _SIMHASH_BITS
-    for term, w in weights.items():
-        h = _term_hash(term)
-        for bit in range(_SIMHASH_BITS):
-            votes[bit] += w if h >> bit & 1 else -w
-    return sum(1 << bit for bit, v in enumerate(votes) if v > 0)
+    """Charikar's SimHash: 64 bits, each the sign of the weighted vote of the terms' hash bits.
+
+    The votes are added term by term (a cumulative sum adds in order), so the result is the
+    same, to the bit, as a loop over the terms; numpy does the 64 bits of a term at once."""
+    if not weights:
+        return 0
+    n = len(weights)
+    hashes = np.fromiter((_term_hash(t) for t in weights), dtype=np.uint64, count=n)
+    w = np.fromiter(weights.values(), dtype=np.float64, count=n)[:, None]
+    bits = (hashes[:, None] >> _BIT_SHIFTS) & np.uint64(1)
+    votes = np.cumsum(np.where(bits == 1, w, -w), axis=0)[-1]
+    return sum(1 << int(bit) for bit in np.flatnonzero(votes > 0))
 
 
 def hamming(a: int, b: int) -> int:
