@@ -375,9 +375,7 @@ def heading_positions(blocks: Sequence[object]) -> list[tuple[int, int]]:
     """``(position, level)`` of the heading blocks, in order."""
     get = HEADING_LEVELS.get
     return [
-        (pos, level)
-        for pos, level in enumerate(map(get, map(_TAG, blocks), repeat(0)))
-        if level
+        (pos, level) for pos, level in enumerate(map(get, map(_TAG, blocks), repeat(0))) if level
     ]
 
 
