@@ -229,3 +229,53 @@ def test_inline_links_with_emphasis_and_without_text() -> None:
     assert inline_markdown('<a href="u">open to the end') == "[open to the end](u)"
     assert inline_markdown("a</a>b") == "ab"  # a close without an open: ignored
     assert inline_markdown('<code><a href="u">c</a></code>') == "`c`"
+
+
+IMAGES_MARKDOWN = """\
+# Images found
+
+A plain image with its address as written.
+
+![A plain image](https://site.example/img/plain.png)
+
+A lazy image whose src is a placeholder.
+
+![A lazy image](https://site.example/img/lazy.jpg)
+
+An image known only by its srcset.
+
+![A responsive image](https://site.example/img/large.jpg)
+
+A picture element with sources.
+
+A picture
+
+A tracking pixel is no image.
+"""
+
+
+@pytest.mark.parametrize("compiled_walk", [True, False])
+def test_image_addresses_lazy_srcset_absolute_and_no_pixels(
+    compiled_walk: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from blockdex.extract import Extractor
+
+    if not compiled_walk:
+        monkeypatch.setattr(sys.modules["blockdex.segment"], "compiled", None)
+    html = (Path(__file__).parent / "data" / "fidelity" / "images.html").read_text()
+    assert Extractor("all").extract(html, url="https://site.example/post/1") == IMAGES_MARKDOWN
+
+
+def test_image_source_rules() -> None:
+    from blockdex.segment import image_source
+
+    assert image_source({"src": "a.png"}, [], "") == "a.png"  # no base: as written
+    assert image_source({"src": "/blank.gif", "data-original": "b.jpg"}, [], "http://x/") == (
+        "http://x/b.jpg"
+    )
+    assert image_source({"srcset": "s.jpg 1x, l.jpg 2x"}, [], "") == "l.jpg"
+    assert image_source({}, ["p.webp 400w, q.webp 800w"], "") == "q.webp"
+    assert image_source({"src": "t.gif", "width": "1", "height": "1"}, [], "") is None
+    assert image_source({"src": "data:image/png;base64,AA=="}, [], "") == ""

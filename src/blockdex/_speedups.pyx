@@ -585,12 +585,13 @@ cdef class _CWalker:
     cdef frozenset block_tags, structural_tags, cell_tags, pre_tags, row_inner_tags
     cdef dict kept_inline
     cdef object lang_re, link_open
-    cdef str link_base
+    cdef str link_base, base
 
     def __init__(self, cfg, str source, long long id_offset, deadline, block_cls,
-                 str link_base=None):
+                 str base=""):
         c = _consts()
-        self.link_base = link_base
+        self.base = base
+        self.link_base = base if cfg.links else None
         self.link_open = c.link_open
         _load_block_offsets(block_cls)
         self.block_cls = block_cls
@@ -786,6 +787,8 @@ cdef class _CWalker:
 
     cdef void image(self, bd_node *node) except *:
         cdef _CFrame parent
+        cdef bd_node *up
+        cdef bd_node *sib
         caption = (_attr(node, b"alt") or _attr(node, b"title") or "").strip()
         if not self.frames:
             return
@@ -794,7 +797,20 @@ cdef class _CWalker:
         if not caption:
             return
         caption = _squash(caption)[: self.max_caption_chars]  # caption is stripped
-        src = (_attr(node, b"src") or _attr(node, b"data-src") or "").strip()
+        c = _consts()
+        sources = []
+        up = node.parent
+        if up != NULL and self.tag_of(up) == "picture":
+            sib = up.first_child
+            while sib != NULL:
+                if sib.type == NODE_ELEMENT and self.tag_of(sib) == "source":
+                    sources.append(_attr(sib, b"srcset") or _attr(sib, b"data-srcset") or "")
+                sib = sib.next
+        src = c.image_source(
+            {k: _attr(node, k.encode()) for k in c.IMAGE_ATTRIBUTES}, sources, self.base
+        )
+        if src is None:
+            return
         parent = self.frames[-1]
         self.flush(parent)
         node_id = self.node_id(node)
@@ -1115,12 +1131,12 @@ cdef str _squash(str s):
         free(buf)
 
 
-def walk(root_id, cfg, source, id_offset, deadline, block_cls, link_base=None):
+def walk(root_id, cfg, source, id_offset, deadline, block_cls, base=""):
     """``blockdex.segment._Walker(...).walk(...)`` for the node at ``root_id`` (a ``mem_id``):
     returns ``(raw blocks, timed_out)``, the raw blocks as ``block_cls`` (``Block``) objects
     whose ``index`` is not set yet (see ``_CWalker.new_block``). Call only when
     :func:`lexbor_ready` is True."""
-    w = _CWalker(cfg, source, id_offset, deadline, block_cls, link_base)
+    w = _CWalker(cfg, source, id_offset, deadline, block_cls, base)
     w.walk(root_id)
     return w.out, w.timed_out
 

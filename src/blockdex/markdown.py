@@ -266,6 +266,9 @@ def _run_text(run: list[tuple[str, Block]], line_break: str = "  \n", images: bo
                 out.append(" ".join(attrs.get("alt", "").split()))
                 continue
             src = attrs.get("src", "")
+            if not src:  # no address found: the caption is what there is to read
+                out.append(" ".join(attrs.get("alt", "").split()))
+                continue
             if any(c in src for c in " ()<>"):
                 src = "<" + src.replace("<", "%3C").replace(">", "%3E") + ">"
             alt = " ".join(attrs.get("alt", "").split())

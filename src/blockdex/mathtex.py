@@ -263,14 +263,17 @@ _CONTROL_WORD_END_RE = re.compile(r"\\[A-Za-z]+$")
 
 def _join(parts: list[str]) -> str:
     """Tokens in a row: a space where two would run together (``a b``, ``\\pi r``)."""
-    out = ""
+    out: list[str] = []
     for p in parts:
         if not p:
             continue
-        if out and p[0].isalnum() and (out[-1].isalnum() or _CONTROL_WORD_END_RE.search(out)):
-            out += " "
-        out += p
-    return out
+        if out and p[0].isalnum():
+            last = out[-1]
+            # a control word ends the text so far: only its tail needs a look
+            if last[-1].isalnum() or _CONTROL_WORD_END_RE.search(last[-64:]):
+                out.append(" ")
+        out.append(p)
+    return "".join(out)
 
 
 def _tex(node: LexborNode, depth: int) -> str:

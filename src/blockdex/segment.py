@@ -26,6 +26,7 @@ Rules (each has a focused test in ``tests/test_segment.py``):
 
 from __future__ import annotations
 
+import contextlib
 import html as html_lib
 import re
 import time
@@ -217,6 +218,65 @@ def link_open(href: str | None, base: str) -> str | None:
     except ValueError:
         return None
     return f'<a href="{html_lib.escape(url, quote=True)}">'
+
+
+IMAGE_ATTRIBUTES = (
+    "src",
+    "data-src",
+    "data-lazy-src",
+    "data-original",
+    "srcset",
+    "data-srcset",
+    "width",
+    "height",
+)
+"""What :func:`image_source` reads of an ``<img>``."""
+_LAZY_SRC = ("data-src", "data-lazy-src", "data-original")
+_PLACEHOLDER_RE = re.compile(r"(?:^data:|blank\.|spacer\.|pixel\.|placeholder|transparent\.)", re.I)
+
+
+def _largest_candidate(srcset: str | None) -> str:
+    """The ``srcset`` candidate with the largest width (or density) descriptor; '' if none
+    (candidates split at commas: an address holding one is cut, as some browsers do)."""
+    best, size = "", -1.0
+    for part in (srcset or "").split(","):
+        bits = part.split()
+        if not bits or bits[0].startswith("data:"):
+            continue
+        value = 1.0
+        if len(bits) > 1 and bits[1][-1:] in ("w", "x"):
+            with contextlib.suppress(ValueError):
+                value = float(bits[1][:-1])
+        if value > size:
+            best, size = bits[0], value
+    return best
+
+
+def image_source(attrs: dict[str, str | None], sources: list[str], base: str) -> str | None:
+    """The address an image shows, absolute against ``base`` (when there is one): ``src``
+    unless it is a placeholder (a ``data:`` URI, a blank/spacer/pixel file), else the
+    lazy-loading attributes (``data-src``, ``data-lazy-src``, ``data-original``), else the
+    largest ``srcset`` candidate (the image's, then its ``<picture>``'s ``<source>``\\ s:
+    ``sources``). '' when it has none; None for a tracking pixel (1×1 or 0×0), which is not
+    an image a reader sees."""
+    if (attrs.get("width") or "").strip() in ("0", "1") and (attrs.get("height") or "").strip() in (
+        "0",
+        "1",
+    ):
+        return None
+    src = (attrs.get("src") or "").strip()
+    if not src or _PLACEHOLDER_RE.search(src):
+        src = next((v.strip() for k in _LAZY_SRC if (v := attrs.get(k)) and v.strip()), "")
+        if src.startswith("data:"):
+            src = ""
+    if not src:
+        src = _largest_candidate(attrs.get("srcset") or attrs.get("data-srcset"))
+    if not src:
+        src = next((c for c in map(_largest_candidate, sources) if c), "")
+    if src and base and not src.startswith("data:"):
+        with contextlib.suppress(ValueError):
+            src = urljoin(base, src)
+    return src
 
 
 def cell_span(value: str | None) -> int:
@@ -461,10 +521,12 @@ class _Walker:
         source: str,
         id_offset: int = 0,
         deadline: float | None = None,
-        link_base: str | None = None,
+        base: str = "",
     ) -> None:
         self.cfg = cfg
-        self.link_base = link_base
+        self.base = base
+        """The address links and images are resolved against ('' when unknown)."""
+        self.link_base = base if cfg.links else None
         """Links are kept (:attr:`SegmentConfig.links`) and resolved against this; None: not."""
         self.deadline = deadline
         self.timed_out = False
@@ -543,7 +605,16 @@ class _Walker:
             return
         # caption is stripped: squashing its whitespace is re.sub(r"\s+", " ", caption)
         caption = _squash_ws(caption)[: self.cfg.max_caption_chars]
-        src = (attrs.get("src") or attrs.get("data-src") or "").strip()
+        sources = []
+        up = node.parent
+        if up is not None and up.tag == "picture":
+            for sib in up.iter(include_text=False):
+                if sib.tag == "source":
+                    a = sib.attrs
+                    sources.append(a.get("srcset") or a.get("data-srcset") or "")
+        src = image_source({k: attrs.get(k) for k in IMAGE_ATTRIBUTES}, sources, self.base)
+        if src is None:
+            return
         parent = self.frames[-1]
         self._flush(parent)
         node_id = node.mem_id - self.id_offset
@@ -908,7 +979,7 @@ def _walk(
     source: str,
     id_offset: int = 0,
     deadline: float | None = None,
-    link_base: str | None = None,
+    base: str = "",
 ) -> tuple[list[_RawBlock] | list[Block], bool]:
     """The raw blocks of ``root``'s subtree (root included) and whether the deadline hit.
 
@@ -918,8 +989,8 @@ def _walk(
     """
     walks = lexbor(compiled)
     if walks is not None:
-        return walks.walk(root.mem_id, cfg, source, id_offset, deadline, Block, link_base)
-    walker = _Walker(cfg, source, id_offset=id_offset, deadline=deadline, link_base=link_base)
+        return walks.walk(root.mem_id, cfg, source, id_offset, deadline, Block, base)
+    walker = _Walker(cfg, source, id_offset=id_offset, deadline=deadline, base=base)
     walker.walk(root)
     return walker.out, walker.timed_out
 
@@ -935,16 +1006,12 @@ def segment_document(
     warnings = list(doc.warnings)
     body = doc.tree.body  # a lookup in the tree: once
     root = body if body is not None else doc.tree.root
-    link_base = None
-    if cfg.links:  # against <base href>, itself against the page's address
-        try:
-            link_base = urljoin(doc.url or "", doc.meta.get("base_url", ""))
-        except ValueError:  # a malformed base or page address: relative links stay relative
-            link_base = doc.url or ""
+    base = doc.url or ""  # links and images: against <base href>, itself against the page's URL
+    if "base_url" in doc.meta:
+        with contextlib.suppress(ValueError):  # a malformed base: the page's own address
+            base = urljoin(base, doc.meta["base_url"])
     raw, timed_out = (
-        _walk(root, cfg, "dom", deadline=deadline, link_base=link_base)
-        if root is not None
-        else ([], False)
+        _walk(root, cfg, "dom", deadline=deadline, base=base) if root is not None else ([], False)
     )
     for k, fragment in enumerate(doc.rescued):
         if timed_out:
@@ -961,7 +1028,7 @@ def segment_document(
             "script",
             id_offset=-(k + 1) * (1 << 40),
             deadline=deadline,
-            link_base=link_base,
+            base=base,
         )
         raw.extend(frag_raw)
     if timed_out:

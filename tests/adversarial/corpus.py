@@ -633,6 +633,13 @@ REGEX_PROBES: tuple[tuple[str, str, str, Callable[[], str | bytes]], ...] = (
     ("units", "_SLUG_EXT_RE", "search", lambda: ".a" * 250_000 + "!"),
     ("units", "_SLUG_SPLIT_RE", "split", lambda: "-_+ " * 200_000),
     ("units", "_CONTENT_WORD_RE", "findall", lambda: "1" * 500_000 + "é" * 500_000),
+    ("markdown", "_HREF_RE", "search", lambda: 'href="' * 200_000 + 'href="x'),
+    ("mathtex", "_STYLE_WRAPPER_RE", "match", lambda: "{\\displaystyle " + "}{ " * 300_000),
+    ("mathtex", "_SPACES_RE", "findall", lambda: "\t \n" * 300_000 + "x"),
+    ("mathtex", "_CONTROL_WORD_RE", "fullmatch", lambda: "\\" + "a" * 500_000 + "1"),
+    ("mathtex", "_CONTROL_WORD_END_RE", "search", lambda: "\\a1" * 300_000),
+    ("segment", "_SPAN_RE", "match", lambda: " \t" * 300_000 + "x"),
+    ("segment", "_PLACEHOLDER_RE", "search", lambda: "blank" * 200_000),
 )
 
 
