@@ -231,3 +231,19 @@ def test_composite_pages_are_made_the_same_way_every_time() -> None:
     first = [p.html for p in _composite("multi-article", 8)]
     again = [p.html for p in _composite("multi-article", 8)]
     assert first == again and len(first) == 8
+
+
+def test_a_masthead_image_is_not_the_title_line() -> None:
+    # l3s-gn1 dev page efc2e03c: "<title>India in control - Market Rasen Today" (the longer
+    # piece is the site's name) and a masthead <img alt="Market Rasen Today">; taken for the
+    # title's line, it made the page's own story read as another one (F1 0.97 -> 0.0)
+    from blockdex.units import title_block
+
+    html = (
+        "<title>India in control - Market Rasen Today</title>"
+        "<div><img src='m.gif' alt='Market Rasen Today'></div>"
+        "<p>Home News Sport</p><h2>India in control</h2><p>" + "Laxman scored runs. " * 30 + "</p>"
+    )
+    page = blockdex.segment(html)
+    at = title_block(page)
+    assert at is not None and page.blocks[at].tag == "h2"

@@ -739,7 +739,7 @@ def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
     """Position of the block that states the page's title, or None when no block names it.
 
     Candidates are short blocks matching :func:`title_sources` by at least ``cfg.title_match``
-    (a heading, or a bold line on pages without headings). A near-exact match (0.9) beats a
+    (a heading, or a bold line on pages without headings; never an image's caption). A near-exact match (0.9) beats a
     partial one, a heading beats another block, and the earliest wins among equals: a title
     also appears further down, in the next story's "more headlines" lists."""
     sources, source_words, _ = page_title(page)
@@ -760,6 +760,8 @@ def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
     for pos, b in enumerate(blocks):
         text = b.text
         if not shortest <= len(text) <= longest or text.count(" ") >= max_spaces:
+            continue
+        if b.tag == "img":  # an image's alt text (a masthead's: the site's name) states no title
             continue
         has = text.lower().__contains__
         if sum(map(has, probe)) < need or all(sum(map(has, ws)) < n for ws, n in needs):
