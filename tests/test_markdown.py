@@ -248,7 +248,7 @@ An image known only by its srcset.
 
 A picture element with sources.
 
-A picture
+![A picture](https://site.example/img/pic@2x.webp)
 
 A tracking pixel is no image.
 """

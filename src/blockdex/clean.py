@@ -116,7 +116,8 @@ NOISE_TAGS: tuple[str, ...] = (
     "frame",
     "applet",
     "param",
-    "source",
+    # not "source": a <picture>'s sources name the image's address (inside <video>/<audio>
+    # they go with their element); they hold no text
     "track",
     "datalist",
     "dialog",
