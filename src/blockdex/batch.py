@@ -381,14 +381,11 @@ bad input). :func:`extract_record` for batch runs; the crawler adds the page's l
 
 def _worker_main(conn: Connection, cfg: BatchConfig, task: RecordTask | None = None) -> None:
     _limit_memory(cfg.memory_limit_mb)
-    from blockdex.extract import ExtractConfig, Extractor
-    from blockdex.segment import SegmentConfig
+    from blockdex.extract import Extractor, links_config
 
     task = task or extract_record
     extractor = Extractor(
-        cfg.predictor,
-        config=ExtractConfig(segment=SegmentConfig(links=True)) if cfg.links else None,
-        **comments_option(cfg.comments, cfg.favor),
+        cfg.predictor, config=links_config(cfg.links), **comments_option(cfg.comments, cfg.favor)
     )
     # Load models now, so that the first page's time limit is not spent on start-up.
     extract_record(extractor, PageInput("warm-up", "", html=WARM_UP_PAGE), cfg)

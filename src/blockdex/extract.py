@@ -230,14 +230,21 @@ def _readable_words(page: Page) -> int:
     return sum(len(b.text.split()) for b in page.blocks if any(c.isalnum() for c in b.text))
 
 
+def links_config(links: bool) -> ExtractConfig | None:
+    """The pipeline's settings when links are kept (:attr:`SegmentConfig.links`); None (the
+    defaults) when not."""
+    return (
+        ExtractConfig(segment=dataclasses.replace(DEFAULT_SEGMENT, links=True)) if links else None
+    )
+
+
 @functools.lru_cache(maxsize=16)
 def _shared_extractor(
     predictor: str | None, favor: str = "balanced", links: bool = False
 ) -> Extractor:
-    config = (
-        ExtractConfig(segment=dataclasses.replace(DEFAULT_SEGMENT, links=True)) if links else None
-    )
-    return Extractor(predictor, config=config, **({} if favor == "balanced" else {"favor": favor}))
+    from blockdex.cliargs import comments_option
+
+    return Extractor(predictor, config=links_config(links), **comments_option(True, favor))
 
 
 def extract(
@@ -270,12 +277,7 @@ def extract(
     ex = (
         _shared_extractor(predictor, favor, links)
         if predictor is None or isinstance(predictor, str)
-        else Extractor(
-            predictor,
-            config=ExtractConfig(segment=dataclasses.replace(DEFAULT_SEGMENT, links=True))
-            if links
-            else None,
-        )
+        else Extractor(predictor, config=links_config(links))
     )
     return ex.extract(html, url=url, query=query, output=output)
 

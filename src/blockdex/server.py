@@ -397,11 +397,11 @@ class ThreadExtractors(threading.local):
         predictors by the request check); ``links`` keeps links."""
         key = (name, comments, favor, links)
         if key not in self.cache:
-            from blockdex.extract import ExtractConfig, Extractor
-            from blockdex.segment import SegmentConfig
+            from blockdex.extract import Extractor, links_config
 
-            config = ExtractConfig(segment=SegmentConfig(links=True)) if links else None
-            self.cache[key] = Extractor(name, config=config, **comments_option(comments, favor))
+            self.cache[key] = Extractor(
+                name, config=links_config(links), **comments_option(comments, favor)
+            )
         return self.cache[key]
 
 

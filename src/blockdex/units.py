@@ -739,9 +739,10 @@ def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
     """Position of the block that states the page's title, or None when no block names it.
 
     Candidates are short blocks matching :func:`title_sources` by at least ``cfg.title_match``
-    (a heading, or a bold line on pages without headings; never an image's caption). A near-exact match (0.9) beats a
-    partial one, a heading beats another block, and the earliest wins among equals: a title
-    also appears further down, in the next story's "more headlines" lists."""
+    (a heading, or a bold line on pages without headings; never an image's caption). A
+    near-exact match (0.9) beats a partial one, a heading beats another block, and the earliest
+    wins among equals: a title also appears further down, in the next story's "more headlines"
+    lists."""
     sources, source_words, _ = page_title(page)
     if not source_words:
         return None
