@@ -147,11 +147,15 @@ def inline_markdown(html: str, line_break: str = "  \n") -> str:
     return "".join(out)
 
 
-def _link_target(href: str) -> str:
-    url = html_lib.unescape(href)
+def _destination(url: str) -> str:
+    """``url`` as a Markdown link destination: in ``<…>`` when it holds a space or a bracket."""
     if any(c in url for c in " ()<>"):
         url = "<" + url.replace("<", "%3C").replace(">", "%3E") + ">"
     return url
+
+
+def _link_target(href: str) -> str:
+    return _destination(html_lib.unescape(href))
 
 
 def _close_link(out: list[str], link: tuple[int, str]) -> None:
@@ -269,8 +273,7 @@ def _run_text(run: list[tuple[str, Block]], line_break: str = "  \n", images: bo
             if not src:  # no address found: the caption is what there is to read
                 out.append(" ".join(attrs.get("alt", "").split()))
                 continue
-            if any(c in src for c in " ()<>"):
-                src = "<" + src.replace("<", "%3C").replace(">", "%3E") + ">"
+            src = _destination(src)
             alt = " ".join(attrs.get("alt", "").split())
             out.append(f"![{alt}]({src})")
         else:
