@@ -1,0 +1,577 @@
+"""The service layer under every transport (HTTP in :mod:`.http`, MCP in :mod:`.mcp`).
+
+It validates a request (:func:`parse_extract_request`), fetches pages under
+:mod:`blockdex.fetch`'s SSRF policy, runs an extractor (one per option set per thread, so models
+load once per thread), and shapes the result (:func:`extract_result`) or the error
+(:func:`error_body`). :class:`Service` holds what the transports share: the limits
+(:class:`ServerConfig`), the extraction slots and the thread pool that runs the work.
+
+Extraction is CPU-bound, so it never runs on an event loop: each request takes a *slot* (checked
+without waiting; none free → 503 ``overloaded``) and runs, fetch included, in a bounded thread
+pool with one thread per slot, under a per-request time limit (→ 504 ``timeout``). A slot is
+given back when its thread really finishes, not when the client gives up, so a page that overruns
+its time limit still counts against capacity until it is done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from blockdex.cliargs import FAVOR_CHOICES, check_no_comments, comments_option
+from blockdex.errors import BlockdexError, UnsupportedFormat
+
+if TYPE_CHECKING:
+    from blockdex.explain import Explanation
+    from blockdex.extract import Extractor
+    from blockdex.fetch import FetchConfig, FetchedPage
+    from blockdex.page import Page
+
+CONFIG_ENV = "BLOCKDEX_SERVER_CONFIG"
+"""Environment variable carrying the JSON :class:`ServerConfig` to uvicorn's worker processes."""
+
+
+def _default_concurrency() -> int:
+    return max(4, 2 * (os.cpu_count() or 2))
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """Limits and policy of one server."""
+
+    host: str = "127.0.0.1"
+    """Address to listen on; loopback by default so nothing is exposed by accident."""
+    port: int = 8080
+    workers: int = 1
+    """uvicorn worker processes; each has its own thread pool, slots and metrics."""
+    allow_private: bool = False
+    """Let /v1/proxy and ``url`` inputs reach loopback/private addresses (local testing only)."""
+    allowed_networks: tuple[str, ...] = ()
+    """CIDRs reachable even though the fetch policy blocks them (see FetchConfig)."""
+    max_body_bytes: int = 32 * 1024 * 1024
+    """Request bodies above this are refused with 413 before they are read in full."""
+    max_page_bytes: int = 16 * 1024 * 1024
+    """Fetched pages above this are refused with 413 (the download is streamed and cut)."""
+    time_limit: float = 20.0
+    """Seconds one request may take (fetch + extraction) before it is answered with 504."""
+    max_concurrency: int = field(default_factory=_default_concurrency)
+    """Requests extracting at once (= worker threads); more are refused with 503 at once."""
+    max_batch: int = 32
+    """Pages one /v1/extract/batch request may hold."""
+    retry_after: int = 1
+    """Seconds a client told 503 should wait before trying again (``Retry-After``)."""
+    fetch_timeout: float = 10.0
+    """Seconds for connecting to and each read from a fetched site."""
+
+    def fetch_config(self) -> FetchConfig:
+        from blockdex.fetch import FetchConfig
+
+        return FetchConfig(
+            timeout=self.fetch_timeout,
+            max_seconds=self.time_limit,
+            max_bytes=self.max_page_bytes,
+            allow_private=self.allow_private,
+            allowed_networks=self.allowed_networks,
+        )
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> ServerConfig:
+        data = json.loads(text)
+        data["allowed_networks"] = tuple(data.get("allowed_networks") or ())
+        return cls(**data)
+
+
+class RequestError(BlockdexError):
+    """A request the server refuses, with its HTTP status and error kind."""
+
+    def __init__(self, status: int, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.http_status = status
+        self.kind = kind
+
+
+# -- limits ------------------------------------------------------------------------------------
+
+
+class ConcurrencyLimiter:
+    """A counting semaphore that never waits: :meth:`try_acquire` says no when all slots are busy.
+
+    Thread-safe, because slots are given back from worker threads when their job ends.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        if capacity < 1:
+            raise ValueError("capacity must be at least 1")
+        self.capacity = capacity
+        self._busy = 0
+        self._lock = threading.Lock()
+
+    @property
+    def busy(self) -> int:
+        return self._busy
+
+    def try_acquire(self) -> bool:
+        with self._lock:
+            if self._busy >= self.capacity:
+                return False
+            self._busy += 1
+            return True
+
+    def release(self) -> None:
+        with self._lock:
+            if self._busy <= 0:
+                raise RuntimeError("release() without a matching try_acquire()")
+            self._busy -= 1
+
+
+# -- requests ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractRequest:
+    """One page to extract, validated."""
+
+    html: str | bytes | None = None
+    url: str | None = None
+    base_url: str | None = None
+    """The page's address when ``html`` is given (metadata, links)."""
+    query: str | None = None
+    format: str = "markdown"
+    method: str | None = None
+    blocks: bool = False
+    content_type: str | None = None
+    comments: bool = True
+    """False: drop reader comments the main-content model keeps (``blockdex --no-comments``)."""
+    favor: str = "balanced"
+    """``precision`` or ``recall``: move the main-content model's decision (``--favor``)."""
+    links: bool = False
+    """Keep links as ``[text](absolute url)`` (``blockdex extract --links``)."""
+
+
+def _optional_str(payload: dict[str, Any], name: str) -> str | None:
+    value = payload.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise RequestError(400, "invalid_request", f"'{name}' must be a string")
+    return value
+
+
+def query_flag(value: str, name: str) -> bool:
+    """A true/false option given in a query string (``?comments=0``)."""
+    low = value.strip().lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off"):
+        return False
+    raise RequestError(400, "invalid_request", f"'{name}' must be true or false, not {value!r}")
+
+
+def parse_extract_request(payload: Any, defaults: dict[str, Any] | None = None) -> ExtractRequest:
+    """Validate one JSON object of /v1/extract (or one item of a batch)."""
+    from blockdex.explain import check_method
+    from blockdex.render import FORMATS
+
+    if not isinstance(payload, dict):
+        raise RequestError(400, "invalid_request", "the request body must be a JSON object")
+    merged = {**(defaults or {}), **payload}
+    html = _optional_str(merged, "html")
+    url = _optional_str(merged, "url")
+    if html is None and url is None:
+        raise RequestError(
+            400, "invalid_request", "give the page as 'html' (a string) or as 'url' to fetch"
+        )
+    if html is not None and url is not None:
+        raise RequestError(
+            400,
+            "invalid_request",
+            "give either 'html' or 'url', not both; pass the address of given HTML as 'base_url'",
+        )
+    fmt = _optional_str(merged, "format") or "markdown"
+    if fmt not in FORMATS:
+        raise UnsupportedFormat(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    method = _optional_str(merged, "method") or None
+    check_method(method)
+    blocks = merged.get("blocks", False)
+    if not isinstance(blocks, bool):
+        raise RequestError(400, "invalid_request", "'blocks' must be true or false")
+    comments = merged.get("comments", True)
+    if not isinstance(comments, bool):
+        raise RequestError(400, "invalid_request", "'comments' must be true or false")
+    links = merged.get("links", False)
+    if not isinstance(links, bool):
+        raise RequestError(400, "invalid_request", "'links' must be true or false")
+    query = _optional_str(merged, "query")
+    favor = _optional_str(merged, "favor") or "balanced"
+    if favor not in FAVOR_CHOICES:
+        raise RequestError(
+            400, "invalid_request", f"'favor' must be one of {', '.join(FAVOR_CHOICES)}"
+        )
+    for given, option in ((not comments, "'comments': false"), (favor != "balanced", "'favor'")):
+        if given:
+            try:
+                check_no_comments(
+                    method, query, option=option, query_name="query", method_name="method"
+                )
+            except BlockdexError as exc:
+                raise RequestError(400, "invalid_request", exc.message) from None
+    return ExtractRequest(
+        html=html,
+        url=url,
+        base_url=_optional_str(merged, "base_url"),
+        query=query,
+        format=fmt,
+        method=method,
+        blocks=blocks,
+        comments=comments,
+        favor=favor,
+        links=links,
+    )
+
+
+# -- the work (runs in worker threads) ---------------------------------------------------------
+
+
+class ThreadExtractors(threading.local):
+    """One :class:`~blockdex.extract.Extractor` per predictor name per thread (models load once
+    per thread; no predictor object is shared between threads)."""
+
+    def __init__(self) -> None:
+        self.cache: dict[tuple[str | None, bool, str, bool], Extractor] = {}
+
+    def get(
+        self, name: str | None, comments: bool = True, favor: str = "balanced", links: bool = False
+    ) -> Extractor:
+        """The extractor of predictor ``name``; ``comments=False`` is the main-content model
+        that drops reader comments, ``favor`` moves its decision (both refused for other
+        predictors by the request check); ``links`` keeps links."""
+        key = (name, comments, favor, links)
+        if key not in self.cache:
+            from blockdex.extract import Extractor, links_config
+
+            self.cache[key] = Extractor(
+                name, config=links_config(links), **comments_option(comments, favor)
+            )
+        return self.cache[key]
+
+
+@dataclass(frozen=True, slots=True)
+class PageResult:
+    """A page explained, with where it came from and how long each step took."""
+
+    explanation: Explanation
+    data: str | bytes
+    url: str | None
+    content_type: str | None
+    timings: dict[str, float]
+
+
+Fetcher = Callable[[str, "FetchConfig"], "FetchedPage"]
+"""Fetches a URL under a policy: :func:`blockdex.fetch.fetch_url` or a :class:`PageCache`."""
+
+
+def explain_request(
+    req: ExtractRequest,
+    fetch_config: FetchConfig,
+    extractors: ThreadExtractors,
+    fetch: Fetcher | None = None,
+) -> PageResult:
+    """Fetch (when ``req.url``; with ``fetch``, else :func:`~blockdex.fetch.fetch_url`) and run
+    the method; blocking, for a worker thread."""
+    from blockdex.explain import explain_page
+    from blockdex.fetch import fetch_url
+
+    timings: dict[str, float] = {}
+    data: str | bytes
+    if req.url is not None:
+        t0 = time.perf_counter()
+        fetched = (fetch if fetch is not None else fetch_url)(req.url, fetch_config)
+        timings["fetch"] = time.perf_counter() - t0
+        data, url, ctype = fetched.body, fetched.url, fetched.content_type
+    else:
+        data, url, ctype = req.html or "", req.base_url, req.content_type
+    explanation = explain_page(
+        data,
+        method=req.method,
+        query=req.query,
+        url=url,
+        content_type=ctype,
+        extractor_for=lambda name: extractors.get(name, req.comments, req.favor, req.links),
+    )
+    timings.update(explanation.timings)
+    return PageResult(explanation, data, url, ctype, timings)
+
+
+def extract_result(
+    req: ExtractRequest,
+    fetch_config: FetchConfig,
+    extractors: ThreadExtractors,
+    fetch: Fetcher | None = None,
+) -> dict[str, Any]:
+    """The /v1/extract response body for one page."""
+    result = explain_request(req, fetch_config, extractors, fetch)
+    exp = result.explanation
+    t0 = time.perf_counter()
+    content = exp.render(req.format)
+    result.timings["render"] = time.perf_counter() - t0
+    body: dict[str, Any] = {
+        "title": exp.page.title,
+        "url": result.url,
+        "method": exp.method,
+        "query": exp.query,
+        "format": req.format,
+        "content": content,
+        "indices": [list(iv) for iv in exp.selection.intervals],
+        "n_blocks": len(exp.page.blocks),
+    }
+    if exp.selection.fallback is not None:
+        body["fallback"] = exp.selection.fallback
+    if req.blocks:
+        body["blocks"] = exp.block_rows()
+        body["units"] = [u.to_json() for u in exp.page.units]
+        body["primary_unit"] = exp.page.primary.unit if exp.page.units else None
+    warnings = [*exp.page.warnings, *exp.selection.warnings]
+    if warnings:
+        body["warnings"] = warnings
+    body["timings"] = {k: round(v * 1000, 3) for k, v in result.timings.items()}
+    return body
+
+
+def error_body(exc: BlockdexError) -> dict[str, str]:
+    return {"error": exc.kind, "detail": exc.message}
+
+
+def extract_batch(
+    items: list[ExtractRequest | BlockdexError],
+    fetch_config: FetchConfig,
+    extractors: ThreadExtractors,
+    deadline: float,
+) -> list[dict[str, Any]]:
+    """Each item's result or ``{error, detail}``; items not started by ``deadline`` time out."""
+    out: list[dict[str, Any]] = []
+    for item in items:
+        if isinstance(item, BlockdexError):
+            out.append(error_body(item))
+        elif time.monotonic() > deadline:
+            out.append({"error": "timeout", "detail": "the batch's time limit ran out first"})
+        else:
+            try:
+                out.append(extract_result(item, fetch_config, extractors))
+            except BlockdexError as exc:
+                out.append(error_body(exc))
+    return out
+
+
+# -- choosing blocks by index (the index method, exposed) --------------------------------------
+
+
+def page_blocks(
+    req: ExtractRequest,
+    fetch_config: FetchConfig,
+    extractors: ThreadExtractors,
+    fetch: Fetcher | None = None,
+) -> dict[str, Any]:
+    """A page's numbered blocks as a model reads them (``[i] <tag>text</tag>`` lines), with the
+    intervals the request's method keeps, so a caller can choose its own and :func:`select_blocks`
+    them. The same request options give the same numbering."""
+    result = explain_request(req, fetch_config, extractors, fetch)
+    exp = result.explanation
+    return {
+        "title": exp.page.title,
+        "url": result.url,
+        "method": exp.method,
+        "query": exp.query,
+        "n_blocks": len(exp.page.blocks),
+        "indices": [list(iv) for iv in exp.selection.intervals],
+        "blocks": exp.page.tagged_text(),
+    }
+
+
+def check_intervals(intervals: Any, page: Page) -> tuple[tuple[int, int], ...]:
+    """``intervals`` (a list of ``[first, last]`` pairs, or the same written as text such as
+    ``"[[3,7],[12,12]]"``) checked against ``page``'s block indices; a 400 ``invalid_request``
+    that says what is wrong otherwise."""
+    from blockdex.intervals import parse_interval_text
+    from blockdex.page import merge_intervals
+
+    def bad(why: str) -> RequestError:
+        return RequestError(400, "invalid_request", f"bad interval list: {why}")
+
+    if isinstance(intervals, str):
+        pairs, warnings = parse_interval_text(intervals)
+        if warnings or not pairs:
+            raise bad(f"could not read [first, last] pairs from {intervals[:80]!r}")
+        intervals = [list(p) for p in pairs]
+    if not isinstance(intervals, list) or not intervals:
+        raise bad("give a non-empty list of [first, last] block index pairs, e.g. [[3,7],[12,12]]")
+    indices = page.indices()
+    if not indices:
+        raise bad("the page has no blocks to select")
+    lo, hi = indices[0], indices[-1]
+    out: list[tuple[int, int]] = []
+    for item in intervals:
+        if (
+            not isinstance(item, list | tuple)
+            or len(item) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in item)
+        ):
+            raise bad(f"{item!r} is not a [first, last] pair of block indices")
+        a, b = item
+        if a > b:
+            raise bad(f"[{a},{b}] runs backwards; write it as [{b},{a}]")
+        if a < lo or b > hi:
+            raise bad(f"[{a},{b}] is outside the page's blocks {lo}..{hi}")
+        out.append((a, b))
+    return merge_intervals(out)
+
+
+def select_blocks(
+    req: ExtractRequest,
+    intervals: Any,
+    fetch_config: FetchConfig,
+    extractors: ThreadExtractors,
+    fetch: Fetcher | None = None,
+) -> dict[str, Any]:
+    """The blocks ``intervals`` name, reassembled into ``req.format``; numbered as
+    :func:`page_blocks` numbers them for the same page and options."""
+    from blockdex.extract import Extraction
+    from blockdex.page import Selection
+
+    result = explain_request(req, fetch_config, extractors, fetch)
+    page = result.explanation.page
+    chosen = check_intervals(intervals, page)
+    extraction = Extraction(page=page, selection=Selection(chosen), predictor="select")
+    return {
+        "title": page.title,
+        "url": result.url,
+        "format": req.format,
+        "content": extraction.render(req.format),
+        "indices": [list(iv) for iv in chosen],
+        "n_blocks": len(page.blocks),
+    }
+
+
+# -- shared state -------------------------------------------------------------------------------
+
+
+class PageCache:
+    """Fetched pages kept for a while, so that several calls about one URL (its blocks, then a
+    selection of them; the next part of a long result) read the same page, fetched once.
+
+    Bounded by entries, bytes and age; thread-safe. Fetch errors are not cached."""
+
+    def __init__(
+        self, max_pages: int = 16, max_bytes: int = 64 * 1024 * 1024, ttl: float = 600.0
+    ) -> None:
+        self.max_pages = max_pages
+        self.max_bytes = max_bytes
+        self.ttl = ttl
+        self._pages: OrderedDict[str, tuple[float, FetchedPage]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._pages)
+
+    def __call__(self, url: str, config: FetchConfig) -> FetchedPage:
+        from blockdex.fetch import fetch_url
+
+        now = time.monotonic()
+        with self._lock:
+            hit = self._pages.get(url)
+            if hit is not None and now - hit[0] <= self.ttl:
+                self._pages.move_to_end(url)
+                return hit[1]
+        page = fetch_url(url, config)
+        with self._lock:
+            self._drop(url)
+            self._pages[url] = (now, page)
+            self._bytes += len(page.body)
+            while self._pages and (
+                len(self._pages) > self.max_pages or self._bytes > self.max_bytes
+            ):
+                self._drop(next(iter(self._pages)))
+        return page
+
+    def _drop(self, url: str) -> None:
+        old = self._pages.pop(url, None)
+        if old is not None:
+            self._bytes -= len(old[1].body)
+
+
+class Service:
+    """What every transport shares: the limits, the extraction slots, the thread pool that runs
+    the work and the per-thread extractors.
+
+    Call :meth:`start` before :meth:`run` and :meth:`stop` at the end (the HTTP app does both in
+    its lifespan)."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.fetch_config = config.fetch_config()
+        self.limiter = ConcurrencyLimiter(config.max_concurrency)
+        self.extractors = ThreadExtractors()
+        self.executor: concurrent.futures.ThreadPoolExecutor | None = None
+
+    def start(self) -> None:
+        self.executor = concurrent.futures.ThreadPoolExecutor(
+            max_workers=self.config.max_concurrency, thread_name_prefix="blockdex-extract"
+        )
+
+    def stop(self) -> None:
+        if self.executor is not None:
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.executor = None
+
+    async def run(self, job: Callable[[], Any]) -> Any:
+        """Run ``job`` in the pool if a slot is free (else 503), within the time limit (504)."""
+        if self.executor is None:
+            raise RequestError(503, "starting", "the server is not ready yet")
+        if not self.limiter.try_acquire():
+            raise RequestError(
+                503,
+                "overloaded",
+                f"all {self.limiter.capacity} extraction slots are busy; "
+                f"retry in {self.config.retry_after} s",
+            )
+        try:
+            future = self.executor.submit(job)
+        except BaseException:
+            self.limiter.release()
+            raise
+        # the slot is freed when the thread is done, even if the client was answered 504 before
+        future.add_done_callback(lambda _f: self.limiter.release())
+        try:
+            return await asyncio.wait_for(
+                asyncio.wrap_future(future), timeout=self.config.time_limit
+            )
+        except TimeoutError:
+            raise RequestError(
+                504,
+                "timeout",
+                f"the request took longer than the {self.config.time_limit:g} s time limit",
+            ) from None
+
+    def warm_up(self) -> None:
+        """Load the default predictor in every worker thread so first requests are not slow."""
+        from blockdex.explain import explain_page
+
+        page = "<html><body><article><h1>Warm-up</h1><p>A sentence of text.</p></article></body></html>"
+        if self.executor is None:
+            return
+        jobs = [
+            self.executor.submit(explain_page, page, extractor_for=self.extractors.get)
+            for _ in range(self.config.max_concurrency)
+        ]
+        concurrent.futures.wait(jobs, timeout=60)
