@@ -1,11 +1,14 @@
-"""Pages per second of the blockdex pipeline next to trafilatura, same pages, same run.
+"""Pages per second of the blockdex pipeline next to a peer, same pages, same run.
 
-The pipeline is parse + clean + segment + predict + assemble + render (Markdown). The
-predictor is ``--predictor`` (default: the package default). The two are interleaved in rounds so
-that noise on a shared machine hits both alike; the ratio is the figure to quote.
+The pipeline is parse + clean + segment + predict + assemble + render (``--format``, Markdown by
+default). The predictor is ``--predictor`` (default: the package default). The peer is
+``--peer``: trafilatura (Markdown output) or resiliparse (``extract_plain_text(tree,
+main_content=True)``, the extractor corpus builders pick for speed; it parses with lexbor too).
+The two are interleaved in rounds so that noise on a shared machine hits both alike; the ratio
+(peer's time / blockdex's) is the figure to quote: above 1 blockdex is faster.
 
     python benchmarks/pipeline_speed.py [--dataset wcxb] [--limit 200] [--predictor all] [--rounds 3]
-        [--per-page]
+        [--per-page] [--peer resiliparse] [--format text]
 """
 
 from __future__ import annotations
@@ -35,15 +38,14 @@ def main() -> int:
     ap.add_argument("--predictor", default=None)
     ap.add_argument("--format", default="markdown")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--peer", choices=("trafilatura", "resiliparse"), default="trafilatura")
     ap.add_argument(
         "--per-page",
         action="store_true",
-        help="alternate the two on every page (each page: blockdex, then trafilatura) and "
+        help="alternate the two on every page (each page: blockdex, then the peer) and "
         "report each round's ratio: slow drifts of a shared machine's speed then hit both alike",
     )
     args = ap.parse_args()
-
-    import trafilatura
 
     warnings.filterwarnings("ignore")
     pages = [p.html for p in load_dataset(args.dataset, limit=args.limit)]
@@ -53,8 +55,19 @@ def main() -> int:
     def ours(html: str) -> None:
         ex.extract(html, output=args.format)
 
-    def theirs(html: str) -> None:
-        trafilatura.extract(html, output_format="markdown")
+    peer = args.peer
+    if peer == "resiliparse":
+        from resiliparse.extract.html2text import extract_plain_text
+        from resiliparse.parse.html import HTMLTree
+
+        def theirs(html: str) -> None:
+            extract_plain_text(HTMLTree.parse(html), main_content=True)
+
+    else:
+        import trafilatura
+
+        def theirs(html: str) -> None:
+            trafilatura.extract(html, output_format="markdown")
 
     ours(pages[0])  # load models, warm caches
     theirs(pages[0])
@@ -73,10 +86,13 @@ def main() -> int:
             ratios.append(t_theirs / t_ours)
             print(
                 f"round {r + 1}: blockdex[{name}] {len(pages) / t_ours:.1f} pages/s, "
-                f"trafilatura {len(pages) / t_theirs:.1f} pages/s, ratio {ratios[-1]:.2f}x"
+                f"{peer} {len(pages) / t_theirs:.1f} pages/s, ratio {ratios[-1]:.2f}x"
             )
         ratios.sort()
-        print(f"dataset={args.dataset} pages={len(pages)} rounds={args.rounds} (alternating)")
+        print(
+            f"dataset={args.dataset} pages={len(pages)} rounds={args.rounds} format={args.format} "
+            f"peer={peer} (alternating)"
+        )
         print(f"ratio median {ratios[len(ratios) // 2]:.2f}x (min {ratios[0]:.2f}x)")
         return 0
     t_ours: list[float] = []
@@ -87,7 +103,7 @@ def main() -> int:
     best_ours, best_theirs = min(t_ours), min(t_theirs)
     print(f"dataset={args.dataset} pages={len(pages)} rounds={args.rounds} (best round)")
     print(f"blockdex[{name}] {len(pages) / best_ours:8.1f} pages/s")
-    print(f"trafilatura      {len(pages) / best_theirs:8.1f} pages/s")
+    print(f"{peer:16} {len(pages) / best_theirs:8.1f} pages/s")
     print(f"ratio            {best_theirs / best_ours:8.2f}x")
     return 0
 
