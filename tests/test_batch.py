@@ -231,6 +231,22 @@ def test_links_reach_the_workers_and_the_manifest(tmp_path):
         run_batch([str(pages)], out, _cfg(predictor="all"), resume=True, progress=False)
 
 
+def test_images_reach_the_workers_and_the_manifest(tmp_path):
+    from blockdex.cli import main
+
+    pages = tmp_path / "in"
+    pages.mkdir()
+    (pages / "images.html").write_bytes((DATA / "fidelity" / "images.html").read_bytes())
+    out = tmp_path / "out"
+    args = ["batch", str(pages), "--out", str(out), "--quiet", "-j", "1", "-p", "all"]
+    assert main([*args, "--images"]) == 0
+    (record,) = read_records(out)
+    assert "![A plain image](/img/plain.png)" in record["content"]
+    assert json.loads((out / "_MANIFEST.json").read_text())["images"] is True
+    with pytest.raises(BlockdexError, match="images"):  # the setting is part of the run
+        run_batch([str(pages)], out, _cfg(predictor="all"), resume=True, progress=False)
+
+
 def test_existing_output_needs_resume_and_same_settings(tmp_path):
     out = tmp_path / "out"
     run_batch([str(DATA / "pages")], out, _cfg(), progress=False)

@@ -184,3 +184,14 @@ def test_links_flag(capsys, data_dir: Path) -> None:
     assert code == 0 and "[installation notes](https://docs.example.org/guide/install.html)" in out
     code, out, _ = run(capsys, "extract", page, "-p", "all")
     assert code == 0 and "](" not in out
+
+
+def test_images_flag(capsys, data_dir: Path) -> None:
+    page = str(data_dir / "fidelity" / "images.html")
+    url = "https://site.example/post/1"
+    code, out, _ = run(capsys, "extract", page, "--images", "-p", "all", "--url", url)
+    assert code == 0 and "![A lazy image](https://site.example/img/lazy.jpg)" in out
+    code, out, _ = run(capsys, "extract", page, "-p", "all", "--url", url)
+    assert code == 0 and "](" not in out and "Sales by year" in out
+    code, out, _ = run(capsys, "extract", page, "--images", "-p", "all", "-f", "json")
+    assert code == 0 and "![A plain image](/img/plain.png)" in json.loads(out)["markdown"]

@@ -699,6 +699,9 @@ def test_existing_crawl_needs_resume_and_the_same_settings(tmp_path, capsys):
     assert "different depth" in _error_of(
         capsys, ["crawl", seed, "-o", out, "--quiet", "--resume", "--depth", "1"]
     )
+    assert "different images" in _error_of(
+        capsys, ["crawl", seed, "-o", out, "--quiet", "--resume", "--images"]
+    )
     assert main(["crawl", seed, "-o", out, "--quiet", "--resume"]) == 0
     assert len(read_pages(Path(out))) == 1  # recorded once, not again
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from pathlib import Path
@@ -17,8 +18,10 @@ from blockdex.render import html_to_markdown
 DATA = Path(__file__).parent / "data"
 
 
-def md_all(html: str) -> str:
+def md_all(html: str, images: bool = False) -> str:
     page = segment(html)
+    if images:
+        page = dataclasses.replace(page, images=True)
     return blocks_markdown(page, Selection.from_indices([b.index for b in page.blocks]))
 
 
@@ -88,9 +91,11 @@ def test_tables_get_a_header_row_and_escaped_pipes() -> None:
 
 
 def test_an_image_stays_in_its_paragraph() -> None:
-    md = md_all('<p>Before the picture <img src="/a b.png" alt="A  cat"> and after.</p>')
+    html = '<p>Before the picture <img src="/a b.png" alt="A  cat"> and after.</p>'
+    md = md_all(html, images=True)
     assert "![A cat](</a b.png>)" in md
     assert md.count("\n") == 1  # one paragraph
+    assert md_all(html) == "Before the picture and after.\n"  # without images: left out
 
 
 def test_deep_nesting_is_flattened_not_a_crash() -> None:
@@ -122,7 +127,7 @@ def _words(md: str) -> Counter[str]:
 def test_same_words_as_converting_the_assembled_html(name: str) -> None:
     """The writer says what html-to-markdown says of the assembled HTML: the same words, each
     as often (the Markdown around them may differ)."""
-    page = segment((DATA / name).read_text(encoding="utf-8"))
+    page = dataclasses.replace(segment((DATA / name).read_text(encoding="utf-8")), images=True)
     sel = Selection.from_indices([b.index for b in page.blocks])
     assert _words(blocks_markdown(page, sel)) == _words(html_to_markdown(assemble_html(page, sel)))
 
@@ -251,6 +256,41 @@ A picture element with sources.
 ![A picture](https://site.example/img/pic@2x.webp)
 
 A tracking pixel is no image.
+
+A figure whose only caption is its figcaption.
+
+![Sales by year](https://site.example/img/chart.png)
+
+An image in a table cell.
+
+| Country | Flag |
+| --- | --- |
+| Germany | ![Black, red and gold](https://site.example/flags/de.png) |
+"""
+
+# Without --images: images left out, but a figure's caption and a cell's image stay as text.
+IMAGES_LEFT_OUT_MARKDOWN = """\
+# Images found
+
+A plain image with its address as written.
+
+A lazy image whose src is a placeholder.
+
+An image known only by its srcset.
+
+A picture element with sources.
+
+A tracking pixel is no image.
+
+A figure whose only caption is its figcaption.
+
+Sales by year
+
+An image in a table cell.
+
+| Country | Flag |
+| --- | --- |
+| Germany | Black, red and gold |
 """
 
 
@@ -260,12 +300,22 @@ def test_image_addresses_lazy_srcset_absolute_and_no_pixels(
 ) -> None:
     import sys
 
-    from blockdex.extract import Extractor
+    import blockdex
+    from blockdex.extract import ExtractConfig, Extractor
+    from blockdex.segment import SegmentConfig
 
     if not compiled_walk:
         monkeypatch.setattr(sys.modules["blockdex.segment"], "compiled", None)
     html = (Path(__file__).parent / "data" / "fidelity" / "images.html").read_text()
-    assert Extractor("all").extract(html, url="https://site.example/post/1") == IMAGES_MARKDOWN
+    url = "https://site.example/post/1"
+    with_images = Extractor("all", config=ExtractConfig(segment=SegmentConfig(images=True)))
+    assert with_images.extract(html, url=url) == IMAGES_MARKDOWN
+    assert blockdex.extract(html, url=url, predictor="all", images=True) == IMAGES_MARKDOWN
+    assert Extractor("all").extract(html, url=url) == IMAGES_LEFT_OUT_MARKDOWN
+    # the blocks, their text and the choice are the same with and without images
+    assert with_images.extract(html, url=url, output="text") == Extractor("all").extract(
+        html, url=url, output="text"
+    )
 
 
 def test_image_source_rules() -> None:

@@ -789,10 +789,12 @@ cdef class _CWalker:
         cdef _CFrame parent
         cdef bd_node *up
         cdef bd_node *sib
+        cdef bint from_figure
         caption = (_attr(node, b"alt") or _attr(node, b"title") or "").strip()
         if not self.frames:
             return
-        if not caption:
+        from_figure = not caption
+        if from_figure:
             caption = self.figcaption(node)
         if not caption:
             return
@@ -827,7 +829,7 @@ cdef class _CWalker:
                 self.depth + 1,
                 len(caption) if self.link_depth else 0,
                 1 if self.link_depth else 0,
-                (("src", src), ("alt", caption)),
+                c._image_attributes(src, caption, from_figure),
                 self.source,
                 _tail_plus(parent.scope, 1 - self.max_path_levels, node_id),
                 _tail_plus(

@@ -38,6 +38,7 @@ from typing import Any
 from blockdex.cliargs import (
     FAVOR_CHOICES,
     add_favor_option,
+    add_images_option,
     add_links_option,
     add_no_comments_option,
     add_predictor_option,
@@ -85,6 +86,8 @@ class BatchConfig:
     """``precision`` or ``recall``: move the main-content model's decision (``--favor``)."""
     links: bool = False
     """Keep links as ``[text](absolute url)`` (``--links``)."""
+    images: bool = False
+    """Write kept images as ``![caption](absolute url)`` (``--images``)."""
     max_tasks_per_worker: int = 2000
     """Replace a worker after this many pages, bounding slow memory growth of long runs."""
 
@@ -381,11 +384,13 @@ bad input). :func:`extract_record` for batch runs; the crawler adds the page's l
 
 def _worker_main(conn: Connection, cfg: BatchConfig, task: RecordTask | None = None) -> None:
     _limit_memory(cfg.memory_limit_mb)
-    from blockdex.extract import Extractor, links_config
+    from blockdex.extract import Extractor, output_config
 
     task = task or extract_record
     extractor = Extractor(
-        cfg.predictor, config=links_config(cfg.links), **comments_option(cfg.comments, cfg.favor)
+        cfg.predictor,
+        config=output_config(links=cfg.links, images=cfg.images),
+        **comments_option(cfg.comments, cfg.favor),
     )
     # Load models now, so that the first page's time limit is not spent on start-up.
     extract_record(extractor, PageInput("warm-up", "", html=WARM_UP_PAGE), cfg)
@@ -620,6 +625,8 @@ def _manifest(specs: Sequence[str], cfg: BatchConfig) -> dict[str, Any]:
         manifest["favor"] = cfg.favor
     if cfg.links:  # likewise
         manifest["links"] = True
+    if cfg.images:  # likewise
+        manifest["images"] = True
     return manifest
 
 
@@ -764,6 +771,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         comments=not args.no_comments,
         favor=args.favor,
         links=args.links,
+        images=args.images,
     )
     summary = run_batch(args.inputs, args.out, cfg, resume=args.resume, progress=not args.quiet)
     print(f"blockdex batch: {summary.describe()} -> {args.out}", file=sys.stderr)
@@ -841,6 +849,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_no_comments_option(p)
     add_favor_option(p)
     add_links_option(p)
+    add_images_option(p)
     p.add_argument(
         "--resume",
         action="store_true",

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from blockdex.cliargs import (
     add_favor_option,
+    add_images_option,
     add_links_option,
     add_no_comments_option,
     add_predictor_option,
@@ -109,9 +110,10 @@ def _config(args: argparse.Namespace):
         if budget < 0:
             raise BlockdexError(f"--time-budget must be 0 (no budget) or more, not {budget}")
         config = dataclasses.replace(config, time_budget_s=budget or None)
-    if getattr(args, "links", False):
+    links, images = getattr(args, "links", False), getattr(args, "images", False)
+    if links or images:
         config = dataclasses.replace(
-            config, segment=dataclasses.replace(config.segment, links=True)
+            config, segment=dataclasses.replace(config.segment, links=links, images=images)
         )
     return config
 
@@ -346,6 +348,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_no_comments_option(p)
     add_favor_option(p)
     add_links_option(p)
+    add_images_option(p)
     p.add_argument(
         "--url", help="the page's URL, when reading a file (used for metadata and prompts)"
     )

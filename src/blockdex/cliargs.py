@@ -57,6 +57,17 @@ def add_links_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_images_option(p: argparse.ArgumentParser) -> None:
+    """``--images``: write kept images as Markdown images with absolute addresses."""
+    p.add_argument(
+        "--images",
+        action="store_true",
+        help="write kept images: ![caption](absolute URL), the address lazy-loading attributes"
+        " and srcset name when src is a placeholder; without it Markdown leaves images out and"
+        " keeps figure captions",
+    )
+
+
 def comments_option(comments: bool, favor: str = "balanced") -> dict[str, bool | str]:
     """Predictor options for ``comments`` and ``favor``: ``{"comments": False}`` when reader
     comments are to be dropped, ``{"favor": …}`` when not balanced, else none (only the

@@ -51,6 +51,7 @@ from blockdex.batch import BatchConfig, PageInput, RecordTask, check_predictor
 from blockdex.cliargs import (
     FAVOR_CHOICES,
     add_favor_option,
+    add_images_option,
     add_links_option,
     add_no_comments_option,
     add_predictor_option,
@@ -138,6 +139,8 @@ class CrawlConfig:
     """``precision`` or ``recall``: move the main-content model's decision (``--favor``)."""
     links: bool = False
     """Keep links as ``[text](absolute url)`` in each page's file (``--links``)."""
+    images: bool = False
+    """Write kept images as ``![caption](absolute url)`` in each page's file (``--images``)."""
     jobs: int = max(1, min(4, os.cpu_count() or 1))
     """Extraction worker processes (extraction is CPU-bound; fetching is not)."""
     page_timeout: float = 10.0
@@ -161,11 +164,12 @@ class CrawlConfig:
             comments=self.comments,
             favor=self.favor,
             links=self.links,
+            images=self.images,
         )
 
     def manifest(self, seeds: Sequence[str]) -> dict[str, Any]:
         """The settings a resumed crawl must share with the crawl it continues."""
-        return {
+        settings = {
             "seeds": list(seeds),
             "feeds": list(self.feeds),
             "scope": self.scope,
@@ -182,6 +186,9 @@ class CrawlConfig:
             "links": self.links,
             "warc": self.warc,
         }
+        if self.images:  # only then, so that crawls begun before the option still resume
+            settings["images"] = True
+        return settings
 
     def check(self) -> None:
         """Refuse settings that cannot work, with the option's name."""
@@ -1418,6 +1425,7 @@ def cmd_crawl(args: argparse.Namespace) -> int:
         comments=not args.no_comments,
         favor=args.favor,
         links=args.links,
+        images=args.images,
         jobs=args.jobs,
         page_timeout=args.page_timeout,
         warc=args.warc,
@@ -1548,6 +1556,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_no_comments_option(g)
     add_favor_option(g)
     add_links_option(g)
+    add_images_option(g)
     g.add_argument(
         "--warc",
         action="store_true",

@@ -230,21 +230,30 @@ def _readable_words(page: Page) -> int:
     return sum(len(b.text.split()) for b in page.blocks if any(c.isalnum() for c in b.text))
 
 
+def output_config(*, links: bool = False, images: bool = False) -> ExtractConfig | None:
+    """The pipeline's settings when links or images are kept (:attr:`SegmentConfig.links`,
+    :attr:`SegmentConfig.images`); None (the defaults) when neither is."""
+    if not (links or images):
+        return None
+    return ExtractConfig(segment=dataclasses.replace(DEFAULT_SEGMENT, links=links, images=images))
+
+
 def links_config(links: bool) -> ExtractConfig | None:
-    """The pipeline's settings when links are kept (:attr:`SegmentConfig.links`); None (the
-    defaults) when not."""
-    return (
-        ExtractConfig(segment=dataclasses.replace(DEFAULT_SEGMENT, links=True)) if links else None
-    )
+    """``output_config(links=links)``, the name the HTTP service still calls."""
+    return output_config(links=links)
 
 
 @functools.lru_cache(maxsize=16)
 def _shared_extractor(
-    predictor: str | None, favor: str = "balanced", links: bool = False
+    predictor: str | None, favor: str = "balanced", links: bool = False, images: bool = False
 ) -> Extractor:
     from blockdex.cliargs import comments_option
 
-    return Extractor(predictor, config=links_config(links), **comments_option(True, favor))
+    return Extractor(
+        predictor,
+        config=output_config(links=links, images=images),
+        **comments_option(True, favor),
+    )
 
 
 def extract(
@@ -256,13 +265,16 @@ def extract(
     predictor: str | Predictor | None = None,
     favor: str = "balanced",
     links: bool = False,
+    images: bool = False,
 ) -> str:
     """Extract what an LLM should read from ``html``.
 
     With no ``query`` the page's main content is kept; with one, the blocks relevant to it.
     ``output`` is ``markdown`` (default), ``text``, ``html`` or ``json``. ``favor`` is
     ``precision`` (keep only what the main-content model is surest of), ``balanced`` (default)
-    or ``recall`` (keep more). ``links=True`` keeps links as ``[text](absolute url)``.
+    or ``recall`` (keep more). ``links=True`` keeps links as ``[text](absolute url)``;
+    ``images=True`` writes kept images as ``![caption](absolute url)`` (by default Markdown
+    leaves them out, keeping figure captions).
     """
     if favor != "balanced":
         from blockdex.cliargs import check_no_comments
@@ -275,9 +287,9 @@ def extract(
             method_name="predictor",
         )
     ex = (
-        _shared_extractor(predictor, favor, links)
+        _shared_extractor(predictor, favor, links, images)
         if predictor is None or isinstance(predictor, str)
-        else Extractor(predictor, config=links_config(links))
+        else Extractor(predictor, config=output_config(links=links, images=images))
     )
     return ex.extract(html, url=url, query=query, output=output)
 

@@ -15,6 +15,7 @@ not padded to a common width: the padding is tokens an LLM pays for and reads no
 
 from __future__ import annotations
 
+import dataclasses
 import html as html_lib
 import re
 from typing import NamedTuple
@@ -233,6 +234,7 @@ def _tree(page: Page, selection: Selection) -> _Node:
     """The selected blocks nested in their elements; a run is ``[(joint, block), ...]``."""
     root = _Node("")
     stack = [root]
+    dropped = False
     for step in layout(page, selection):
         del stack[step.stay + 1 :]
         opened = step.opened
@@ -245,15 +247,45 @@ def _tree(page: Page, selection: Selection) -> _Node:
             stack[-1].children.append(node)
             stack.append(node)
         joint = step.joint
+        block = step.block
         if inline_image:  # an image is written in the text around it, not as its own block
             stack.append(stack[-1])  # stands for the image's element, which is never entered
             joint = "space"
+        if block.tag == "img" and not page.images:
+            block = _image_without_address(block, stack)
+            if block is None:
+                dropped = True
+                continue
         children = stack[-1].children
         if joint and children and isinstance(children[-1], list):
-            children[-1].append((joint, step.block))
+            children[-1].append((joint, block))
         else:
-            children.append([("", step.block)])
+            children.append([("", block)])
+    if dropped:  # an element that held only left-out images (a gallery's item) is not written
+        _prune(root)
     return root
+
+
+def _prune(node: _Node) -> bool:
+    """Remove the elements under ``node`` that hold no block; whether ``node`` holds one."""
+    node.children = [c for c in node.children if not isinstance(c, _Node) or _prune(c)]
+    return bool(node.children)
+
+
+_TEXT_IMAGE_NODES = frozenset({"tr", "td", "th", *_HEADINGS, *_EMPHASISED})
+"""Elements in which an image stands for text (a flag or a tick in a table cell, a logo as a
+heading, an image in a caption): written as its caption even without images."""
+
+
+def _image_without_address(block: Block, stack: list[_Node]) -> Block | None:
+    """An image when images are not written (:attr:`blockdex.page.Page.images` False): left
+    out, except where its caption is text the page shows: its figure's ``<figcaption>`` (which
+    has no block of its own) and an image inside one of :data:`_TEXT_IMAGE_NODES`. Those are
+    written as the caption, as text."""
+    attrs = dict(block.attributes)
+    if attrs.get("caption") == "figcaption" or any(n.tag in _TEXT_IMAGE_NODES for n in stack):
+        return dataclasses.replace(block, attributes=(("alt", attrs.get("alt", "")),))
+    return None
 
 
 _JOINTS = {"": "", "space": " ", "newline": "\n"}

@@ -78,6 +78,9 @@ class Page:
     """Size of the HTML the page was segmented from, in characters (for DANAg-style features)."""
     units: tuple[Unit, ...] = ()
     """The page's articles and sections (:mod:`blockdex.units`), outer ones first."""
+    images: bool = False
+    """Markdown writes kept images as ``![caption](url)`` (True) or leaves them out, keeping a
+    figure's caption (False); set from :attr:`blockdex.segment.SegmentConfig.images`."""
     _primary: Primary | None = field(default=None, init=False, repr=False, compare=False)
 
     def __len__(self) -> int:
@@ -159,6 +162,7 @@ class Page:
             warnings=self.warnings,
             html_bytes=self.html_bytes,
             units=self.units,
+            images=self.images,
         )
 
     def text(self) -> str:
