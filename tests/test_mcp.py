@@ -22,10 +22,12 @@ mcp = pytest.importorskip(
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
+from blockdex import segment  # noqa: E402
 from blockdex.server.service import PageCache, check_intervals  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 ARTICLE = (DATA / "article.html").read_text(encoding="utf-8")
+IMAGES = (DATA / "fidelity" / "images.html").read_text(encoding="utf-8")
 # the article's own first paragraph, and a line of its navigation that main content leaves out
 ARTICLE_TEXT = "Twice a day the sea rises against the concrete wall of the lagoon"
 NAV_TEXT = "We use cookies to improve your experience"
@@ -90,6 +92,10 @@ def test_stdio_session_lists_and_calls_every_tool() -> None:
             out["select"] = await client.call_tool(
                 "select", {"html": ARTICLE, "intervals": [[8, 8], [12, 12]]}
             )
+            every = [[0, len(segment(IMAGES).blocks) - 1]]
+            page = {"html": IMAGES, "base_url": "https://site.example/post/1", "intervals": every}
+            out["images"] = await client.call_tool("select", {**page, "images": True})
+            out["no_images"] = await client.call_tool("select", page)
             out["select_text"] = await client.call_tool(
                 "select", {"html": ARTICLE, "intervals": "[[8,8]]", "format": "text"}
             )
@@ -102,7 +108,7 @@ def test_stdio_session_lists_and_calls_every_tool() -> None:
     for tool in out["tools"].values():
         assert len(tool.description) > 80  # written for a model to read
         props = tool.input_schema["properties"]
-        assert {"url", "html", "start_index", "max_length"} <= set(props)
+        assert {"url", "html", "links", "start_index", "max_length"} <= set(props)
         assert all(p.get("description") for p in props.values())
     assert out["tools"]["select"].input_schema["required"] == ["intervals"]
 
@@ -125,6 +131,8 @@ def test_stdio_session_lists_and_calls_every_tool() -> None:
     assert chosen.startswith("# How Tidal Power Plants Store Energy\n")
     assert len(chosen.strip().split("\n\n")) == 2  # the heading and one paragraph
     assert text_of(out["select_text"]).strip() == "How Tidal Power Plants Store Energy"
+    assert "![A lazy image](https://site.example/img/lazy.jpg)" in text_of(out["images"])
+    assert "](" not in text_of(out["no_images"]) and "Sales by year" in text_of(out["no_images"])
 
 
 def test_long_results_come_in_parts_that_add_up() -> None:
@@ -259,7 +267,6 @@ def test_paginate_cuts_at_line_breaks_and_says_what_is_left() -> None:
 
 
 def test_check_intervals_merges_and_names_the_problem() -> None:
-    from blockdex import segment
     from blockdex.server.service import RequestError
 
     page = segment(ARTICLE)

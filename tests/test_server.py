@@ -282,6 +282,29 @@ def test_links_field(api: httpx.Client, data_dir: Path) -> None:
     )
 
 
+def test_images_field(api: httpx.Client, data_dir: Path) -> None:
+    html = (data_dir / "fidelity" / "images.html").read_text()
+    body = {"html": html, "method": "all", "base_url": "https://site.example/post/1"}
+    shown = api.post("/v1/extract", json={**body, "images": True}).json()["content"]
+    assert "![A lazy image](https://site.example/img/lazy.jpg)" in shown
+    plain = api.post("/v1/extract", json=body).json()["content"]
+    assert "](" not in plain and "Sales by year" in plain
+    raw = api.post(
+        "/v1/extract?method=all&images=1&base_url=https://site.example/post/1",
+        content=html.encode(),
+        headers={"content-type": "text/html; charset=utf-8"},
+    ).json()
+    assert raw["content"] == shown
+    batch = api.post("/v1/extract/batch", json={"pages": [body], "images": True}).json()
+    assert batch["results"][0]["content"] == shown
+    _assert_error(api.post("/v1/extract", json={**body, "images": 1}), 400, "invalid_request")
+    page = api.post("/", data={"html": html, "method": "all", "images": "1"})
+    assert (
+        page.status_code == 200 and 'name="images" type="checkbox" value="1" checked>' in page.text
+    )
+    assert "![A plain image](/img/plain.png)" in page.text
+
+
 def test_comments_false_refusals(api: httpx.Client) -> None:
     for extra in ({"query": "pump"}, {"method": "heuristic"}):
         detail = _assert_error(

@@ -38,6 +38,7 @@ def explorer_page(fields: dict[str, str], result: str = "") -> str:
         methods="".join(options),
         no_comments=" checked" if fields.get("no_comments") else "",
         links=" checked" if fields.get("links") else "",
+        images=" checked" if fields.get("images") else "",
         favors="".join(
             f'<option value="{f}"{" selected" if f == fields.get("favor", "balanced") else ""}>'
             f"{f}{' (default method, no query)' if f != 'balanced' else ''}</option>"
@@ -55,8 +56,9 @@ def form_payload(fields: dict[str, str]) -> dict[str, Any]:
     payload.pop("submit", None)
     if payload.pop("no_comments", None):
         payload["comments"] = False
-    if payload.pop("links", None):
-        payload["links"] = True
+    for flag in ("links", "images"):
+        if payload.pop(flag, None):
+            payload[flag] = True
     return payload
 
 

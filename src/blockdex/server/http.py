@@ -158,7 +158,7 @@ class BlockdexServer:
             # the raw page as the body; options in the query string
             body = await self.read_body(request)
             params: dict[str, Any] = dict(request.query_params.items())
-            for name in ("blocks", "comments", "links"):
+            for name in ("blocks", "comments", "links", "images"):
                 if name in params:
                     params[name] = query_flag(params[name], name)
             req = parse_extract_request({**params, "html": ""})
@@ -189,7 +189,7 @@ class BlockdexServer:
             )
         defaults = {
             k: payload[k]
-            for k in ("query", "format", "method", "comments", "favor", "links")
+            for k in ("query", "format", "method", "comments", "favor", "links", "images")
             if k in payload
         }
         items: list[ExtractRequest | BlockdexError] = []

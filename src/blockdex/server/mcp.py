@@ -78,6 +78,10 @@ Format = Annotated[
 Links = Annotated[
     bool, Field(description="Keep links as [text](absolute url); off by default (fewer tokens).")
 ]
+Images = Annotated[
+    bool,
+    Field(description="Keep images as ![caption](absolute url); off by default (fewer tokens)."),
+]
 StartIndex = Annotated[
     int,
     Field(
@@ -187,6 +191,7 @@ def create_mcp_server(
         query: Query = None,
         format: Format = "markdown",
         links: Links = False,
+        images: Images = False,
         comments: Annotated[
             bool,
             Field(description="Keep reader comments the page shows under its content."),
@@ -209,6 +214,7 @@ def create_mcp_server(
                 query=query,
                 format=format,
                 links=links,
+                images=images,
                 comments=comments,
                 favor=favor,
             )
@@ -290,10 +296,15 @@ def create_mcp_server(
         base_url: BaseUrl = None,
         format: Format = "markdown",
         links: Links = False,
+        images: Images = False,
         start_index: StartIndex = 0,
         max_length: MaxLength = DEFAULT_MAX_LENGTH,
     ) -> str:
-        req = request(_payload(url=url, html=html, base_url=base_url, format=format, links=links))
+        req = request(
+            _payload(
+                url=url, html=html, base_url=base_url, format=format, links=links, images=images
+            )
+        )
         result = await call(
             lambda: select_blocks(req, intervals, service.fetch_config, service.extractors, cache)
         )
@@ -308,7 +319,10 @@ def create_mcp_server(
 def run_mcp(config: ServerConfig, *, http: bool = False, log_level: str = "warning") -> None:
     """Serve the tools over stdio (as agents launch it) or, with ``http``, streamable HTTP at
     ``http://host:port/mcp``, until stopped."""
-    logging.basicConfig(level=log_level.upper(), format="blockdex mcp: %(levelname)s %(message)s")
+    level = log_level.upper()
+    logging.basicConfig(level=level, format="blockdex mcp: %(levelname)s %(message)s")
+    for handler in logging.getLogger().handlers:  # libraries that set DEBUG on their own logger
+        handler.setLevel(level)
     server, service = create_mcp_server(config, log_level=log_level)
     try:
         if http:

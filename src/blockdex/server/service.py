@@ -157,6 +157,8 @@ class ExtractRequest:
     """``precision`` or ``recall``: move the main-content model's decision (``--favor``)."""
     links: bool = False
     """Keep links as ``[text](absolute url)`` (``blockdex extract --links``)."""
+    images: bool = False
+    """Write kept images as ``![caption](absolute url)`` (``blockdex extract --images``)."""
 
 
 def _optional_str(payload: dict[str, Any], name: str) -> str | None:
@@ -212,6 +214,9 @@ def parse_extract_request(payload: Any, defaults: dict[str, Any] | None = None) 
     links = merged.get("links", False)
     if not isinstance(links, bool):
         raise RequestError(400, "invalid_request", "'links' must be true or false")
+    images = merged.get("images", False)
+    if not isinstance(images, bool):
+        raise RequestError(400, "invalid_request", "'images' must be true or false")
     query = _optional_str(merged, "query")
     favor = _optional_str(merged, "favor") or "balanced"
     if favor not in FAVOR_CHOICES:
@@ -237,6 +242,7 @@ def parse_extract_request(payload: Any, defaults: dict[str, Any] | None = None) 
         comments=comments,
         favor=favor,
         links=links,
+        images=images,
     )
 
 
@@ -244,24 +250,31 @@ def parse_extract_request(payload: Any, defaults: dict[str, Any] | None = None) 
 
 
 class ThreadExtractors(threading.local):
-    """One :class:`~blockdex.extract.Extractor` per predictor name per thread (models load once
-    per thread; no predictor object is shared between threads)."""
+    """One :class:`~blockdex.extract.Extractor` per predictor name and option set per thread
+    (models load once per thread; no predictor object is shared between threads)."""
 
     def __init__(self) -> None:
-        self.cache: dict[tuple[str | None, bool, str, bool], Extractor] = {}
+        self.cache: dict[tuple[str | None, bool, str, bool, bool], Extractor] = {}
 
     def get(
-        self, name: str | None, comments: bool = True, favor: str = "balanced", links: bool = False
+        self,
+        name: str | None,
+        comments: bool = True,
+        favor: str = "balanced",
+        links: bool = False,
+        images: bool = False,
     ) -> Extractor:
         """The extractor of predictor ``name``; ``comments=False`` is the main-content model
         that drops reader comments, ``favor`` moves its decision (both refused for other
-        predictors by the request check); ``links`` keeps links."""
-        key = (name, comments, favor, links)
+        predictors by the request check); ``links`` and ``images`` keep those in the output."""
+        key = (name, comments, favor, links, images)
         if key not in self.cache:
-            from blockdex.extract import Extractor, links_config
+            from blockdex.extract import Extractor, output_config
 
             self.cache[key] = Extractor(
-                name, config=links_config(links), **comments_option(comments, favor)
+                name,
+                config=output_config(links=links, images=images),
+                **comments_option(comments, favor),
             )
         return self.cache[key]
 
@@ -307,7 +320,9 @@ def explain_request(
         query=req.query,
         url=url,
         content_type=ctype,
-        extractor_for=lambda name: extractors.get(name, req.comments, req.favor, req.links),
+        extractor_for=lambda name: extractors.get(
+            name, req.comments, req.favor, req.links, req.images
+        ),
     )
     timings.update(explanation.timings)
     return PageResult(explanation, data, url, ctype, timings)
