@@ -143,3 +143,30 @@ def test_qe_set_is_deterministic_and_has_every_kind():
             assert r["relevant_text"].startswith(r["query"])
         if r["kind"] == "multi-article":
             assert r["html"].count("class='digest-entry'") >= 2
+
+
+@needs_embed
+def test_embeddings_are_remembered_by_text_and_give_the_same_scores():
+    import numpy as np
+
+    from blockdex.embed import shared_encoder
+    from blockdex.predict import relevance
+
+    page = Extractor("all").segment(PAGE)
+    prob = np.ones(len(page.blocks), dtype=np.float32)
+
+    def scores():
+        return relevance.relevance_scores(page, "battery life", content_prob=prob, max_embedded=5)
+
+    relevance.clear_embedding_cache()
+    cold = scores()
+    encoder = shared_encoder()
+    encoded: list[str] = []
+    real = encoder.encode
+    encoder.encode = lambda texts: (encoded.extend(texts), real(texts))[1]
+    try:
+        warm = scores()
+    finally:
+        del encoder.encode
+    assert encoded == []  # the page, its heading paths and the query were all remembered
+    np.testing.assert_allclose(warm.features, cold.features, atol=1e-6)

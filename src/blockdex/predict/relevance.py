@@ -23,6 +23,8 @@ from __future__ import annotations
 import functools
 import json
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -126,33 +128,65 @@ def _neighbour_mean(x: np.ndarray, k: int = 2) -> np.ndarray:
 
 EMBED_MIN_CONTENT_PROB = 0.1
 """Blocks below this main-content probability are embedded only if they share a query word."""
-EMBED_MAX_BLOCKS = 160
-"""At most this many blocks per page are embedded (the most promising by coverage and content
-probability): embedding costs ~6 ms a block here, the rest of the pipeline ~0.1 ms."""
+EMBED_MAX_BLOCKS = 48
+"""At most this many blocks per page are embedded (the most promising: :data:`EMBED_RANK_COVERAGE`):
+embedding is nearly all of the hybrid's cost (~0.3 ms a word piece on one core). QE dev split:
+the same F1 as 160 within 0.001, a third of the word pieces (benchmarks/NOTES.md)."""
+EMBED_RANK_COVERAGE = 3.0
+"""The blocks to embed are ranked by ``EMBED_RANK_COVERAGE × coverage + content probability``:
+sharing the query's words says more than being main content (on a digest page every article
+is content; QE dev split, 48 blocks: F1 0.896 at weight 1, 0.899 at 3)."""
+EMBED_CACHE_SIZE = 4096
+"""Embeddings remembered by text (~1.5 kB each): several queries on one page, the chunks of a
+page and a site's repeated blocks are embedded once."""
 
-_VECTORS: list[tuple[Page, Any, np.ndarray, dict[str, np.ndarray]]] = []
+_CACHE: OrderedDict[str, np.ndarray] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
 
 
-def _page_vectors(
-    page: Page, docs: list[str], paths: list[str], candidates: np.ndarray | None
-) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """Block and heading-path embeddings of ``page``, cached for the last page (they do not
-    depend on the query, so several queries on one page embed it once)."""
+def clear_embedding_cache() -> None:
+    """Forget every remembered embedding (benchmarks measure a page's cost from cold)."""
+    with _CACHE_LOCK:
+        _CACHE.clear()
+
+
+def embed_texts(texts: list[str]) -> np.ndarray:
+    """MiniLM embeddings of ``texts`` (one encoder call for the ones not remembered)."""
     from blockdex.embed import shared_encoder
 
-    key = None if candidates is None else candidates.tobytes()
-    for cached_page, cached_key, vecs, pvecs in _VECTORS:
-        if cached_page is page and cached_key == key:
-            return vecs, pvecs
     enc = shared_encoder()
-    todo = range(len(docs)) if candidates is None else np.flatnonzero(candidates)
-    vecs = np.zeros((len(docs), enc.dim), dtype=np.float32)
-    if len(todo):
-        vecs[np.asarray(todo)] = enc.encode([docs[i] for i in todo])
-    unique_paths = sorted({p for p in paths if p})
-    pvecs = dict(zip(unique_paths, enc.encode(unique_paths), strict=True))
-    _VECTORS[:] = [(page, key, vecs, pvecs)]
-    return vecs, pvecs
+    with _CACHE_LOCK:
+        known = {t: v for t in texts if (v := _CACHE.get(t)) is not None}
+    missing = list(dict.fromkeys(t for t in texts if t not in known))
+    if missing:
+        fresh = dict(zip(missing, enc.encode(missing), strict=True))
+        known.update(fresh)
+        with _CACHE_LOCK:
+            _CACHE.update(fresh)
+            while len(_CACHE) > EMBED_CACHE_SIZE:
+                _CACHE.popitem(last=False)
+    out = np.zeros((len(texts), enc.dim), dtype=np.float32)
+    for i, t in enumerate(texts):
+        out[i] = known[t]
+    return out
+
+
+def _cosines(
+    query: str, docs: list[str], paths: list[str], candidates: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cosine of the query to each block document and to each block's heading path. Only the
+    ``candidates`` (all blocks when None) and their heading paths are embedded; the others get
+    cosine 0 — they are blocks the hybrid model would not keep anyway."""
+    n = len(docs)
+    todo = np.arange(n) if candidates is None else np.flatnonzero(candidates)
+    wanted_paths = sorted({paths[i] for i in todo if paths[i]})
+    vecs = embed_texts([query, *(docs[i] for i in todo), *wanted_paths])
+    qv = vecs[0]
+    cos = np.zeros(n, dtype=np.float32)
+    cos[todo] = vecs[1 : 1 + len(todo)] @ qv
+    path_cos = dict(zip(wanted_paths, (vecs[1 + len(todo) :] @ qv).tolist(), strict=True))
+    head_cos = np.array([path_cos.get(p, 0.0) for p in paths], dtype=np.float32)
+    return cos, head_cos
 
 
 @dataclass(slots=True)
@@ -198,17 +232,11 @@ def relevance_scores(
             # not embedded (cosine 0): most of a page's blocks, and most of the cost.
             candidates = (content_prob >= EMBED_MIN_CONTENT_PROB) | (coverage > 0)
             if candidates.sum() > max_embedded:
-                rank = np.where(candidates, coverage + content_prob, -1.0)
+                rank = EMBED_RANK_COVERAGE * coverage + content_prob
+                rank = np.where(candidates, rank, -1.0)
                 candidates = np.zeros(n, dtype=bool)
                 candidates[np.argsort(-rank, kind="stable")[:max_embedded]] = True
-        doc_vecs, path_vecs = _page_vectors(page, docs, paths, candidates)
-        from blockdex.embed import shared_encoder
-
-        qv = shared_encoder().encode([query])[0]
-        cos = doc_vecs @ qv
-        head_cos = np.array(
-            [float(path_vecs[p] @ qv) if p else 0.0 for p in paths], dtype=np.float32
-        )
+        cos, head_cos = _cosines(query, docs, paths, candidates)
     words = np.array([len(b.text.split()) for b in page.blocks], dtype=np.float32)
     prob = content_prob if content_prob is not None else np.full(n, 0.5, dtype=np.float32)
     max_bm = float(bm.max()) if n else 0.0
