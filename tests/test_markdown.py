@@ -155,6 +155,23 @@ A one-column layout table is written as lines:
 First line of a layout table
 
 Second line of it
+
+A table nested in a cell is flattened into the cell.
+
+| Model | Dimensions | Price |
+| --- | --- | --- |
+| Alpha | Boxed: Size · Weight / 10 cm · 2 kg with strap | 5 EUR |
+| Beta | 12 cm · 3 kg | 7 EUR |
+
+Tables set side by side by an outer table stay tables.
+
+| January | Rain |
+| --- | --- |
+| Week 1 | 12 mm |
+
+| February | Rain |
+| --- | --- |
+| Week 1 | 9 mm |
 """
 
 
@@ -170,6 +187,11 @@ def test_tables_with_spans_become_a_grid_with_one_header_row(
         monkeypatch.setattr(sys.modules["blockdex.segment"], "compiled", None)
     html = (Path(__file__).parent / "data" / "fidelity" / "tables.html").read_text()
     assert Extractor("all").extract(html) == TABLES_MARKDOWN
+    # HTML output puts a nested table back inside its cell
+    assert (
+        "<tr><td>Beta</td><td><table><tr><td>12 cm</td><td>3 kg</td></tr></table></td>"
+        "<td>7 EUR</td></tr>" in Extractor("all").extract(html, output="html")
+    )
 
 
 def test_cell_spans_are_read_as_html_reads_them() -> None:

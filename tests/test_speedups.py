@@ -193,6 +193,10 @@ _HAND_MADE = [
     "<dl><dt>term</dt><dd>def <code>c</code></dd></dl><details><summary>s</summary>d</details>",
     "<table><tr><th colspan=' 2'>h</th><td rowspan=0>a</td><td colspan=7x rowspan=99>b</td>"
     "<td colspan=-3 rowspan='\u0663'>c</td><td colspan=1234567>d</td></tr></table>",
+    # grid rows: cells holding nested tables (their cells and children keep them in the chain)
+    "<table><tr><th>a</th><td>x <table><caption>c</caption><thead><tr><th>h</th></tr></thead>"
+    "<tr><td>1<table><tr><td>deep</td></tr></table></td></tr></table> y</td></tr>"
+    "<tr><td><table><tr><td>only</td></tr></table></td><td><div>layout</div></td></tr></table>",
 ]
 
 

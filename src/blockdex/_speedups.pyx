@@ -350,6 +350,8 @@ cdef enum:
     MODE_FLOW = 0
     MODE_PRE = 1
     MODE_ROW = 2
+    MODE_GRID = 3  # a grid row (segment.NESTED_TABLE_TAGS): stays in its cells' chains
+    MODE_CELL = 4  # a grid row's cell: stays in its children's chains
     EXIT_NONE = 0
     EXIT_FRAME = 1
     EXIT_CELL = 2
@@ -583,6 +585,7 @@ cdef class _CWalker:
     cdef int max_attr_levels, max_path_levels, max_caption_chars, max_figure_levels
     cdef public bint timed_out
     cdef frozenset block_tags, structural_tags, cell_tags, pre_tags, row_inner_tags
+    cdef frozenset nested_table_tags
     cdef dict kept_inline
     cdef object lang_re, link_open
     cdef str link_base, base
@@ -622,6 +625,7 @@ cdef class _CWalker:
         self.cell_tags = c.CELL_TAGS
         self.pre_tags = c._PRE_TAGS
         self.row_inner_tags = c.ROW_INNER_TAGS
+        self.nested_table_tags = c.NESTED_TABLE_TAGS
         self.kept_inline = c.KEPT_INLINE
         self.lang_re = c._LANG_RE
 
@@ -852,17 +856,20 @@ cdef class _CWalker:
             path = _path_append(parent.path, parent.path_levels, tag, self.max_path_levels, &levels)
             scope = _tail_plus(parent.scope, 1 - self.max_path_levels, node_id)
             keep = len(chain)  # the parent's chain, without its own element if not structural
-            if keep and (<tuple> chain[keep - 1])[0] not in self.structural_tags:
+            if (keep and (<tuple> chain[keep - 1])[0] not in self.structural_tags
+                    and parent.mode != MODE_GRID and parent.mode != MODE_CELL):
                 keep -= 1
             if parent.mode == MODE_PRE:
                 mode = MODE_PRE
+            elif parent.mode == MODE_GRID and tag in self.cell_tags:
+                mode = MODE_CELL
         else:
             chain = ()
             keep = 0
             path = tag
             levels = 1
             scope = (node_id,)
-        if (mode == MODE_ROW or tag == "caption") and self.table_ids:
+        if (mode == MODE_ROW or mode == MODE_GRID or tag == "caption") and self.table_ids:
             chain = bd_tuple_plus(chain, 0, keep, ("table", self.table_ids[-1]))
             keep = len(chain)
         frame.tag = tag
@@ -883,13 +890,20 @@ cdef class _CWalker:
         frame.n_links = 0
         self.frames.append(frame)
 
-    cdef bint is_atomic_row(self, bd_node *row):
+    cdef int row_mode(self, bd_node *row) except -2:
+        """``segment._row_mode``: MODE_ROW, MODE_GRID or -1 (a layout row), in one pass."""
         cdef bd_node *n = _following(row, row)
+        cdef int mode = MODE_ROW
+        cdef str t
         while n != NULL:
-            if n.type == NODE_ELEMENT and self.tag_of(n) in self.row_inner_tags:
-                return False
+            if n.type == NODE_ELEMENT:
+                t = self.tag_of(n)
+                if t in self.row_inner_tags:
+                    if t not in self.nested_table_tags:
+                        return -1
+                    mode = MODE_GRID
             n = _following(n, row)
-        return True
+        return mode
 
     def __dealloc__(self):
         free(self.exit_kinds)
@@ -929,7 +943,7 @@ cdef class _CWalker:
                 if self.link_depth:
                     frame.link_chars += len(s.strip())
             return False
-        cdef int code, kind
+        cdef int code, kind, mode
         tag = self.tag_and_code(node, &code)
         if code == TAG_SKIP:
             return False
@@ -954,8 +968,9 @@ cdef class _CWalker:
             if frame is not None and frame.mode == MODE_ROW:
                 self.push_exit(EXIT_NONE, tag)
                 return True
-            if self.is_atomic_row(node):
-                self.push_frame(node, "tr", MODE_ROW)
+            mode = self.row_mode(node)
+            if mode >= 0:
+                self.push_frame(node, "tr", mode)
                 self.push_exit(EXIT_FRAME, tag)
                 return True
         if kind == TAG_BLOCK or kind == TAG_FIGCAPTION or kind == TAG_TR:

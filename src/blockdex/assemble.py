@@ -22,6 +22,7 @@ from blockdex.segment import STRUCTURAL_TAGS
 KEEP_TAGS = STRUCTURAL_TAGS | {"table", "tr"}
 # Elements that may only appear inside another: the assembler supplies a parent when missing.
 _IMPLIED_PARENT = {"li": "ul", "tr": "table", "dt": "dl", "dd": "dl", "caption": "table"}
+_CELLS = frozenset({"td", "th"})
 
 
 _CODE_CLASS_RE = re.compile(r'<code class="language-[^"<>]*">')
@@ -136,7 +137,10 @@ def layout(page: Page, selection: Selection) -> Iterator[Step]:
         ):
             chain.insert(len(chain) - 1, (parent_needed, -(10**15) - chain[-1][1]))
         written = chain[:-1]
-        written.append((_element_tag(own_tag), chain[-1][1]))
+        if own_tag in _CELLS and len(chain) > 1 and chain[-2][0] == "tr":
+            written.append(chain[-1])  # a grid row's cell (segment.NESTED_TABLE_TAGS)
+        else:
+            written.append((_element_tag(own_tag), chain[-1][1]))
         k = _common_prefix(open_stack, written)
         del open_stack[k:]
         joint = ""

@@ -272,7 +272,8 @@ def _prune(node: _Node) -> bool:
     return bool(node.children)
 
 
-_TEXT_IMAGE_NODES = frozenset({"tr", "td", "th", *_HEADINGS, *_EMPHASISED})
+_CELL_TAGS = frozenset({"td", "th"})
+_TEXT_IMAGE_NODES = frozenset({"tr", *_CELL_TAGS, *_HEADINGS, *_EMPHASISED})
 """Elements in which an image stands for text (a flag or a tick in a table cell, a logo as a
 heading, an image in a caption): written as its caption even without images."""
 
@@ -321,15 +322,41 @@ def _paragraph(text: str) -> list[str]:
     return _escape_line_starts(text).split("\n")
 
 
-def _inline_of(node: _Node) -> str:
-    """All the text under ``node`` on one line (headings, captions), images by their alt text."""
+def _inline_of(node: _Node, images: bool = False) -> str:
+    """All the text under ``node`` on one line (headings, captions, table cells), images by
+    their alt text unless ``images``; a table inside is flattened (:func:`_table_line`)."""
     pieces = []
     for child in node.children:
         if isinstance(child, _Node):
-            pieces.append(_inline_of(child))
+            if child.tag == "table":
+                pieces.append(_table_line(child, images))
+            else:
+                pieces.append(_inline_of(child, images))
         else:
-            pieces.append(_run_text(child, " ", images=False))
+            pieces.append(_run_text(child, " ", images=images))
     return " ".join(" ".join(pieces).split())
+
+
+CELL_SEPARATOR = " · "
+"""Between the cells of a table flattened into one line (a table nested in a table cell)."""
+ROW_SEPARATOR = " / "
+"""Between the rows of a table flattened into one line."""
+
+
+def _table_line(table: _Node, images: bool = False) -> str:
+    """A table on one line, for a table nested in another's cell: its rows' non-empty cells
+    joined by :data:`CELL_SEPARATOR`, the rows by :data:`ROW_SEPARATOR` (its caption first)."""
+    rows = []
+    for child in table.children:
+        if isinstance(child, _Node) and child.tag == "tr":
+            line = CELL_SEPARATOR.join(c.text for c in _row_cells(child, images) if c.text)
+        elif isinstance(child, _Node):
+            line = _inline_of(child, images)
+        else:
+            line = _run_text(child, " ", images=images)
+        if line:
+            rows.append(line)
+    return ROW_SEPARATOR.join(rows)
 
 
 def _blocks(node: _Node) -> list[list[str]]:
@@ -424,10 +451,22 @@ class _Cell(NamedTuple):
     header: bool = False
 
 
-def _row_cells(tr: _Node) -> list[_Cell]:
-    """A row's cells with their spans. A row cut into several blocks (at a line break) is put
-    together again; content nested in a cell (a list, a paragraph, an image) fills the last cell
-    if that is empty, else it becomes a cell of its own."""
+def _row_cells(tr: _Node, images: bool = True) -> list[_Cell]:
+    """A row's cells with their spans, as text (``|`` not escaped yet). A row cut into several
+    blocks (at a line break) is put together again; content nested in a cell (a list, a
+    paragraph, an image) fills the last cell if that is empty, else it becomes a cell of its own.
+    A grid row's cells (:data:`blockdex.segment.NESTED_TABLE_TAGS`) are elements of the tree:
+    each is its content on one line, a nested table flattened (:func:`_table_line`)."""
+    if any(isinstance(item, _Node) and item.tag in _CELL_TAGS for item in tr.children):
+        grid_cells = []
+        for item in tr.children:
+            if isinstance(item, _Node):
+                text = _inline_of(item, images)
+            else:
+                text = _run_text(item, " ", images=images)
+            if text:
+                grid_cells.append(_Cell(text, header=isinstance(item, _Node) and item.tag == "th"))
+        return grid_cells
     html: list[str] = []
     nested: list[str] = []
     for item in tr.children:
@@ -451,7 +490,7 @@ def _row_cells(tr: _Node) -> list[_Cell]:
             tag, colspan, rowspan = opened or ("td", None, None)
             cells.append(
                 _Cell(
-                    " ".join(inline_markdown(text, " ").split()).replace("|", "\\|"),
+                    " ".join(inline_markdown(text, " ").split()),
                     int(colspan or 1),
                     int(rowspan or 1),
                     tag == "th",
@@ -461,7 +500,7 @@ def _row_cells(tr: _Node) -> list[_Cell]:
             tag = parts[k + 1]
             opened = (tag, parts[k + 2], parts[k + 3]) if tag else None
     for text in nested:
-        text = " ".join(text.split()).replace("|", "\\|")
+        text = " ".join(text.split())
         if not text:
             continue
         if cells and not cells[-1].text:
@@ -527,30 +566,58 @@ def _fold_header(grid: list[list[str]], heads: int) -> list[list[str]]:
     return [folded, *grid[heads:]]
 
 
+def _is_grid_row(tr: _Node) -> bool:
+    """A row whose cells hold nested tables (:data:`blockdex.segment.NESTED_TABLE_TAGS`)."""
+    return any(isinstance(c, _Node) and c.tag in _CELL_TAGS for c in tr.children)
+
+
+def _arranges_tables(tr: _Node) -> bool:
+    """A grid row whose cells hold nested tables and no text of their own: a layout that sets
+    tables side by side (a year of month calendars), not a row of data."""
+    return _is_grid_row(tr) and not any(
+        isinstance(cell, list) or any(isinstance(c, list) for c in cell.children)
+        for cell in tr.children
+    )
+
+
 def _table_block(node: _Node) -> list[list[str]]:
     out: list[list[str]] = []
     rows: list[list[_Cell]] = []
+    trs: list[_Node] = []
 
     def flush() -> None:
         if rows:
             grid, heads = _grid(rows)
             grid = _fold_header(grid, heads)
-            if grid and len(grid[0]) == 1:  # a one-column (layout) table: its cells as lines
-                out.extend(_paragraph(line[0].replace("\\|", "|")) for line in grid if line[0])
+            if grid and len(grid[0]) == 1 and any(map(_is_grid_row, trs)):
+                # a layout table holding nested tables: each row's content as blocks, the
+                # nested tables as tables of their own (not one line each)
+                for tr in trs:
+                    if _is_grid_row(tr):
+                        out.extend(_blocks(tr))
+                    else:
+                        out.extend(_paragraph(c.text) for c in _row_cells(tr) if c.text)
+            elif grid and len(grid[0]) == 1:  # a one-column (layout) table: its cells as lines
+                out.extend(_paragraph(line[0]) for line in grid if line[0])
             else:
                 lines = []
                 for i, cells in enumerate(grid):
-                    lines.append("|" + "".join(f" {c} |" if c else " |" for c in cells))
+                    lines.append("|" + "".join(f" {_cell(c)} |" if c else " |" for c in cells))
                     if i == 0:
                         lines.append("|" + " --- |" * len(cells))
                 out.append(lines)
             rows.clear()
+            trs.clear()
 
     for child in node.children:
-        if isinstance(child, _Node) and child.tag == "tr":
+        if isinstance(child, _Node) and child.tag == "tr" and _arranges_tables(child):
+            flush()
+            out.extend(_blocks(child))  # its tables as tables of their own
+        elif isinstance(child, _Node) and child.tag == "tr":
             row = _row_cells(child)
             if any(c.text for c in row):
                 rows.append(row)
+                trs.append(child)
         else:
             flush()
             out.extend(
@@ -558,6 +625,11 @@ def _table_block(node: _Node) -> list[list[str]]:
             )
     flush()
     return [b for b in out if b]
+
+
+def _cell(text: str) -> str:
+    """A cell's text in a pipe table: ``|`` escaped."""
+    return text.replace("|", "\\|")
 
 
 def _wrapped(tag: str, node: _Node) -> _Node:

@@ -18,7 +18,9 @@ Rules (each has a focused test in ``tests/test_segment.py``):
    inline one (``<a><div>…</div></a>``) still form their own segments; the inline element's
    text around them joins the enclosing block's runs.
 6. A table row whose cells hold only inline content is one segment (``<tr><td>…</td></tr>``);
-   rows of layout tables (cells containing blocks) are walked like ``div``\\s.
+   rows of layout tables (cells containing blocks) are walked like ``div``\\s. A row whose
+   cells hold nested tables and no other block content (a *grid row*) is walked like a layout
+   row, but its blocks keep the outer table, row and cell in their ``chain``.
 7. Segments longer than ``max_block_tokens`` are split by sentences, then by words; each part
    keeps the tag and gets ``split-id``/``split-part`` (from 1)/``split-total``.
 8. Blocks are numbered **0 … n-1** in reading order; text rescued from scripts comes last.
@@ -163,6 +165,12 @@ BLOCK_SELECTOR = ",".join(sorted(BLOCK_TAGS))
 ROW_INNER_TAGS = BLOCK_TAGS - {"tr", "td", "th"}
 """Block elements that make a table row a layout row (walked like divs), not an atomic one."""
 _ROW_INNER_BLOCK_SELECTOR = ",".join(sorted(ROW_INNER_TAGS))
+NESTED_TABLE_TAGS = frozenset({"table", "thead", "tbody", "tfoot", "caption"})
+"""The block elements a *grid row* holds besides rows and cells: a row whose cells hold nested
+tables and no other block content. Its cells are walked like divs (each nested table's rows are
+blocks of their own), but the blocks keep the outer table, row and cell in their chain, so the
+writers can put the row together again (Markdown flattens the nested table into the cell)."""
+_ROW_LAYOUT_SELECTOR = ",".join(sorted(ROW_INNER_TAGS - NESTED_TABLE_TAGS))
 HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 # Elements whose nesting the assembler rebuilds (lists, tables, quotes, headings …).
 STRUCTURAL_TAGS = frozenset(
@@ -428,7 +436,7 @@ class _Frame:
         self._own: str | None = None
         self._scope_attrs: tuple[str, ...] | None = None
         self.chain = chain
-        self.mode = mode  # "flow", "pre" or "row"
+        self.mode = mode  # "flow", "pre", "row", or "grid" and "cell" (a grid row and its cells)
         self.html: list[str] = []
         self.text: list[str] = []
         self.inline_stack: list[str] = []
@@ -502,9 +510,15 @@ class _RawBlock:
     scope_attrs: tuple[str, ...] = ()
 
 
-def _is_atomic_row(node: LexborNode) -> bool:
-    """A table row whose cells hold only inline content."""
-    return node.css_first(_ROW_INNER_BLOCK_SELECTOR) is None
+def _row_mode(node: LexborNode) -> str | None:
+    """How a table row is walked: ``"row"`` (atomic: its cells hold only inline content, one
+    block), ``"grid"`` (its cells hold nested tables and no other block content: see
+    :data:`NESTED_TABLE_TAGS`) or None (a layout row, walked like a div)."""
+    if node.css_first(_ROW_INNER_BLOCK_SELECTOR) is None:
+        return "row"
+    if node.css_first(_ROW_LAYOUT_SELECTOR) is None:
+        return "grid"
+    return None
 
 
 def _escape(s: str) -> str:
@@ -516,6 +530,7 @@ def _escape(s: str) -> str:
 # Exit actions recorded per entered element.
 _EXIT_NONE, _EXIT_FRAME, _EXIT_CELL, _EXIT_TABLE, _EXIT_KEPT, _EXIT_LINK, _EXIT_HREF = range(7)
 _PRE_TAGS = frozenset({"pre", "xmp", "listing", "plaintext"})
+_GRID_MODES = ("grid", "cell")  # frames that stay in their children's chains
 _LANG_RE = re.compile(
     r"(?:^|\s)(?:language|lang|highlight-source|brush:)-?\s*([A-Za-z0-9_+#.-]{1,20})"
 )
@@ -664,16 +679,19 @@ class _Walker:
             chain = parent.chain
             path = (*parent.path[1 - self.cfg.max_path_levels :], tag)
             scope = (*parent.scope[1 - self.cfg.max_path_levels :], node_id)
-            # The parent's own element stays in the chain only if it is structural.
-            if chain and chain[-1][0] not in STRUCTURAL_TAGS:
+            # The parent's own element stays in the chain only if it is structural, or a grid
+            # row or one of its cells (see NESTED_TABLE_TAGS).
+            if chain and chain[-1][0] not in STRUCTURAL_TAGS and parent.mode not in _GRID_MODES:
                 chain = chain[:-1]
             if parent.mode == "pre":
                 mode = "pre"
+            elif parent.mode == "grid" and tag in CELL_TAGS:
+                mode = "cell"
         else:
             chain = ()
             path = (tag,)
             scope = (node_id,)
-        if (mode == "row" or tag == "caption") and self.table_ids:
+        if (mode == "row" or mode == "grid" or tag == "caption") and self.table_ids:
             chain = (*chain, ("table", self.table_ids[-1]))
         self.frames.append(_Frame(tag, (*chain, (tag, node_id)), mode, path, node, parent, scope))
 
@@ -715,8 +733,9 @@ class _Walker:
                 if frame is not None and frame.mode == "row":
                     self.exits.append((_EXIT_NONE, tag))
                     return True
-                if _is_atomic_row(node):
-                    self._push_frame(node, "tr", "row")
+                mode = _row_mode(node)
+                if mode is not None:
+                    self._push_frame(node, "tr", mode)
                     self.exits.append((_EXIT_FRAME, tag))
                     return True
             self._push_frame(node, tag, "pre" if tag in _PRE_TAGS else "flow")
