@@ -247,3 +247,21 @@ def test_a_masthead_image_is_not_the_title_line() -> None:
     page = blockdex.segment(html)
     at = title_block(page)
     assert at is not None and page.blocks[at].tag == "h2"
+
+
+def test_the_site_named_piece_of_a_title_is_not_the_story() -> None:
+    from blockdex.units import site_keys
+
+    # "India in control - Market Rasen Today": the longer piece is the site, named by its host
+    site = site_keys(None, "https://www.marketrasentoday.co.uk/sport/cricket/india-1-123")
+    assert title_variants("India in control - Market Rasen Today", site)[1] == "India in control"
+    assert title_variants("India in control - Market Rasen Today")[1] == "Market Rasen Today"
+    # og:site_name names it too; a story that only mentions the brand stays the story
+    site = site_keys("The Wall Street Journal", "https://www.wsj.com/articles/x")
+    assert title_variants("Fed holds rates | The Wall Street Journal", site)[1] == "Fed holds rates"
+    apple = site_keys("Apple", "https://www.apple.com/newsroom/x")
+    story = "Apple opens its largest store in Europe"
+    assert title_variants(f"{story} - Apple Newsroom", apple)[1] == story
+    assert title_variants(f"Newsroom - {story}", apple)[1] == story
+    # when every piece looks like the site, the longest is still taken
+    assert title_variants("Apple - Apple Store", apple)[1] == "Apple Store"

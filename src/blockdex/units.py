@@ -155,13 +155,40 @@ def word_overlap(a: Sequence[str], b: Sequence[str]) -> float:
     return 2 * len(sa & sb) / (len(sa) + len(sb))
 
 
-def title_variants(title: str) -> list[str]:
+def _squash(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def site_keys(site_name: str | None, url: str | None) -> frozenset[str]:
+    """How a site names itself, squashed to letters and digits: its ``og:site_name`` and the
+    labels of its host (``www.marketrasentoday.co.uk`` → ``marketrasentoday``)."""
+    keys = {_squash(site_name or "")}
+    if url:
+        try:
+            host = urlsplit(url).hostname or ""
+        except ValueError:
+            host = ""
+        keys.update(label for label in host.split(".") if len(label) >= 4 and label != "www")
+    return frozenset(k for k in keys if len(k) >= 3)
+
+
+def _names_site(piece: str, site: frozenset[str]) -> bool:
+    """Whether a piece of a split title is the site's name (``BBC News`` for ``bbc``, ``Market
+    Rasen Today`` for ``marketrasentoday``), not a story that mentions it."""
+    sq = _squash(piece)
+    return any(sq == k or (k in sq and len(sq) - len(k) <= 6) or sq in k for k in site if sq)
+
+
+def title_variants(title: str, site: frozenset[str] = frozenset()) -> list[str]:
     """``title`` and, when site-name separators cut it, its longest piece (``Story | Site`` →
-    the story): the other pieces name the site, and would match its logo."""
+    the story): the other pieces name the site, and would match its logo. Pieces that name the
+    site (``site``: :func:`site_keys`) are never the story, however long."""
     title = " ".join((title or "").split())
     if not title:
         return []
     pieces = [p.strip() for p in TITLE_SEPARATORS.split(title) if p.strip()]
+    if len(pieces) > 1 and site:
+        pieces = [p for p in pieces if not _names_site(p, site)] or pieces
     longest = max(pieces, key=len) if pieces else ""
     if longest and longest != title and len(words(longest)) >= 2:
         return [title, longest]
@@ -186,14 +213,16 @@ def url_slug(url: str | None) -> str:
     return ""
 
 
-def title_sources(title: str, meta: dict[str, str] | None, url: str | None) -> list[str]:
+def title_sources(
+    title: str, meta: dict[str, str] | None, url: str | None, site: frozenset[str] = frozenset()
+) -> list[str]:
     """The page's own statements of its title, most specific first: ``og:title`` (or
-    ``twitter:title``, or JSON-LD ``headline``), ``<title>`` and its pieces, the canonical URL's
-    slug."""
+    ``twitter:title``, or JSON-LD ``headline``), ``<title>`` and its pieces (not the one naming
+    the site, ``site``: :func:`site_keys`), the canonical URL's slug."""
     meta = meta or {}
     found: list[str] = []
     for text in (meta.get("og_title", ""), meta.get("html_title", ""), title):
-        for v in title_variants(text):
+        for v in title_variants(text, site):
             if v not in found:
                 found.append(v)
     slug = url_slug(meta.get("canonical") or url)
@@ -221,12 +250,17 @@ def page_title(page: Page) -> PageTitle:
         meta.get("og_title", ""),
         meta.get("html_title", ""),
         meta.get("canonical") or page.url,
+        site_keys(meta.get("site_name"), page.url or meta.get("canonical")),
     )
 
 
 @lru_cache(maxsize=64)
-def _page_title(title: str, og_title: str, html_title: str, url: str | None) -> PageTitle:
-    sources = tuple(title_sources(title, {"og_title": og_title, "html_title": html_title}, url))
+def _page_title(
+    title: str, og_title: str, html_title: str, url: str | None, site: frozenset[str]
+) -> PageTitle:
+    sources = tuple(
+        title_sources(title, {"og_title": og_title, "html_title": html_title}, url, site)
+    )
     return PageTitle(
         sources,
         tuple(w for w in (frozenset(words(s)) for s in sources) if w),
