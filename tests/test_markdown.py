@@ -249,6 +249,68 @@ def test_relative_links_resolve_against_the_page_url_without_a_base() -> None:
     assert "[next](../b/c)" in blockdex.extract(html, links=True)  # no address: as written
 
 
+SPLIT_LINKS_HTML = (
+    '<h1>Harbour notes</h1><p>The tide tables are <a href="/tides">published each week</a> by the'
+    ' port. Pilots read them <b>before</b> every crossing. <a href="/pilots">The pilots\' guide'
+    ' says more. It covers night crossings too.</a> Storm warnings come from <a href="https://'
+    'met.example/">the met office</a> & the coastguard. A <a href="javascript:void(0)">script'
+    " link</a> stays text.</p>"
+)
+SPLIT_LINKS_MARKDOWN = """\
+# Harbour notes
+
+The tide tables are [published each week](https://port.example/tides) by the port. Pilots read \
+them before every crossing. [The pilots' guide says more. It covers night crossings \
+too.](https://port.example/pilots) Storm warnings come from [the met office](https://met.example/) \
+& the coastguard. A script link stays text.
+"""
+
+
+@pytest.mark.parametrize("compiled_walk", [True, False])
+def test_links_survive_the_split_of_a_long_block(
+    compiled_walk: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from blockdex.extract import ExtractConfig, Extractor
+    from blockdex.segment import SegmentConfig
+
+    if not compiled_walk:
+        monkeypatch.setattr(sys.modules["blockdex.segment"], "compiled", None)
+    # a block budget of 12 tokens cuts the paragraph into sentences, one link in two parts
+    cfg = ExtractConfig(segment=SegmentConfig(links=True, max_block_tokens=12))
+    ex = Extractor("all", config=cfg)
+    url = "https://port.example/notes/"
+    parts = [b.html for b in ex.segment(SPLIT_LINKS_HTML, url=url).blocks if b.split]
+    assert parts == [
+        'The tide tables are <a href="https://port.example/tides">published each week</a> by the'
+        " port.",
+        "Pilots read them before every crossing.",
+        '<a href="https://port.example/pilots">The pilots\' guide says more.</a>',
+        '<a href="https://port.example/pilots">It covers night crossings too.</a>',
+        'Storm warnings come from <a href="https://met.example/">the met office</a> &amp; the'
+        " coastguard.",
+        "A script link stays text.",
+    ]  # each part holds the links whose text lies in it
+    for block in ex.segment(SPLIT_LINKS_HTML, url=url).blocks:  # and says what its text says
+        assert inline_markdown(re.sub(r"<a [^>]*>|</a>", "", block.html)) == block.text
+    assert ex.extract(SPLIT_LINKS_HTML, url=url) == SPLIT_LINKS_MARKDOWN
+    # without links the parts are plain text, as before
+    plain = Extractor("all", config=ExtractConfig(segment=SegmentConfig(max_block_tokens=12)))
+    assert "](" not in plain.extract(SPLIT_LINKS_HTML, url=url)
+
+
+def test_links_survive_the_split_at_the_default_block_budget() -> None:
+    import blockdex
+
+    filler = "This sentence pads the paragraph with plain words about tides and harbours. "
+    html = f'<h1>T</h1><p>{filler * 8}Read <a href="/a">the first guide</a> now. {filler * 8}</p>'
+    page = blockdex.segment(html)
+    assert len([b for b in page.blocks if b.split]) > 1  # the paragraph is split
+    out = blockdex.extract(html, url="https://ex.org/p/", links=True, predictor="all")
+    assert "Read [the first guide](https://ex.org/a) now." in out
+
+
 def test_inline_links_with_emphasis_and_without_text() -> None:
     assert inline_markdown('<b><a href="u">t</a></b>') == "**[t](u)**"
     assert inline_markdown('see <a href="u"> spaced </a>now') == "see [spaced](u) now"

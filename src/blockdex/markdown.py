@@ -293,10 +293,20 @@ _JOINTS = {"": "", "space": " ", "newline": "\n"}
 
 
 def _run_text(run: list[tuple[str, Block]], line_break: str = "  \n", images: bool = True) -> str:
-    """A run of blocks as inline Markdown; ``images=False`` writes an image as its alt text."""
+    """A run of blocks as inline Markdown; ``images=False`` writes an image as its alt text.
+
+    A link that a long block's split cut in two (each part holds it round its share of the
+    text) is written once, over both parts."""
     out = []
+    prev: tuple[Block, str, int] | None = None  # the last text block, its content, its place
     for joint, block in run:
+        if prev is not None and joint == "space" and (seam := _link_seam(prev, block)):
+            html = prev[1][: -len("</a>")] + " " + block.html[len(seam) :]
+            out[prev[2]] = inline_markdown(html, line_break)
+            prev = (block, html, prev[2])
+            continue
         out.append(_JOINTS.get(joint, line_break))
+        prev = None
         if block.tag == "img":
             attrs = dict(block.attributes)
             if not images:
@@ -310,8 +320,26 @@ def _run_text(run: list[tuple[str, Block]], line_break: str = "  \n", images: bo
             alt = " ".join(attrs.get("alt", "").split())
             out.append(f"![{alt}]({src})")
         else:
+            prev = (block, block.html, len(out))
             out.append(inline_markdown(block.html, line_break))
     return "".join(out).strip()
+
+
+def _link_seam(prev: tuple[Block, str, int], block: Block) -> str:
+    """The link marker ``block`` opens with when it continues the link ``prev`` (the previous
+    part of the same split block, with its content) ends with; '' when it does not."""
+    before, html, _ = prev
+    if (
+        before.split is None
+        or block.split is None
+        or before.split[0] != block.split[0]
+        or not html.endswith("</a>")
+        or not block.html.startswith("<a ")
+    ):
+        return ""
+    marker = html[html.rfind("<a ") :]
+    marker = marker[: marker.find(">") + 1]
+    return marker if block.html.startswith(marker) else ""
 
 
 def _paragraph(text: str) -> list[str]:

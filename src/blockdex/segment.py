@@ -28,6 +28,7 @@ Rules (each has a focused test in ``tests/test_segment.py``):
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import html as html_lib
 import re
@@ -919,6 +920,79 @@ def _split_pre(text: str, max_tokens: int, max_chars: int) -> Iterator[str]:
         yield part
 
 
+_MARKUP_RE = re.compile(r"(<[^<>]*>)")
+_NON_SPACE_RE = re.compile(r"\S")
+
+
+def _unescape_content(text: str) -> str:
+    """Block content's text unescaped (it escapes ``& < >`` only)."""
+    if "&" not in text:
+        return text
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+def _link_spans(html: str) -> list[tuple[int, int, str]]:
+    """The kept links of a block's content (:attr:`SegmentConfig.links`) as ``(start, end,
+    open marker)``, counted in the non-space characters of its text, in order; links without
+    text are left out. As the Markdown writer reads them: an ``<a>`` inside an open link is
+    ignored, and the first ``</a>`` closes the open one."""
+    spans: list[tuple[int, int, str]] = []
+    pos = 0
+    opened: tuple[int, str] | None = None
+    for k, piece in enumerate(_MARKUP_RE.split(html)):
+        if k % 2 == 0:
+            pos += len("".join(_unescape_content(piece).split()))
+        elif piece.startswith("<a ") and opened is None:
+            opened = (pos, piece)
+        elif piece == "</a>" and opened is not None:
+            if pos > opened[0]:
+                spans.append((opened[0], pos, opened[1]))
+            opened = None
+    if opened is not None and pos > opened[0]:
+        spans.append((opened[0], pos, opened[1]))
+    return spans
+
+
+def _split_links(html: str, text: str, parts: list[str]) -> list[str] | None:
+    """The content of each part of a split block with the block's kept links in it: each part
+    holds the links whose text lies in it (a link the split cuts is in both parts, round its
+    share of the text); other markup is dropped, as in every split part. None when the block
+    has no link with text, or when its text and its content's text differ beyond spacing (a
+    table row's text separates cells with ``|``): then the parts are plain text."""
+    spans = _link_spans(html)
+    if not spans:
+        return None
+    plain = _unescape_content("".join(_MARKUP_RE.split(html)[::2]))
+    if "".join(plain.split()) != "".join(text.split()):
+        return None
+    starts = [a for a, _, _ in spans]
+    out: list[str] = []
+    g = 0  # the part's first character, counted in the text's non-space characters
+    for part in parts:
+        end = g + len("".join(part.split()))
+        i = max(bisect.bisect_right(starts, g) - 1, 0)  # the first link that may reach the part
+        cuts: list[tuple[int, str]] = []  # (offset in the part, marker)
+        offsets: list[int] | None = None  # the part's non-space characters
+        while i < len(spans) and spans[i][0] < end:
+            a, b, marker = spans[i]
+            if b > g:
+                if offsets is None:
+                    offsets = [m.start() for m in _NON_SPACE_RE.finditer(part)]
+                cuts.append((offsets[max(a, g) - g], marker))
+                cuts.append((offsets[min(b, end) - g - 1] + 1, "</a>"))
+            i += 1
+        pieces = []
+        at = 0
+        for offset, marker in cuts:
+            pieces.append(_escape(part[at:offset]))
+            pieces.append(marker)
+            at = offset
+        pieces.append(_escape(part[at:]))
+        out.append("".join(pieces))
+        g = end
+    return out
+
+
 def _number_blocks(
     raw: list[_RawBlock] | list[Block], cfg: SegmentConfig
 ) -> tuple[list[Block], bool]:
@@ -961,12 +1035,21 @@ def _number_blocks(
                     parts = parts[:room]
                     complete = False
                 total = len(parts)
+                linked = (
+                    _split_links(rb.html, rb.text, parts)
+                    if rb.tag not in ("pre", "tr") and '<a href="' in rb.html
+                    else None
+                )
                 for k, part in enumerate(parts, 1):
                     blocks.append(
                         Block(
                             index=len(blocks),
                             tag=rb.tag,
-                            html=html_lib.escape(part, quote=False),
+                            html=(
+                                linked[k - 1]
+                                if linked is not None
+                                else html_lib.escape(part, quote=False)
+                            ),
                             text=part,
                             chain=rb.chain,
                             path=rb.path,
