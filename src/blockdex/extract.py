@@ -142,6 +142,7 @@ class Extractor:
         clean_document(doc, self.config.clean)
         t2 = time.perf_counter()
         page = segment_document(doc, self.config.segment, deadline=deadline)
+        del doc  # the tree: freed before a fallback parses the page again (peak memory)
         t3 = time.perf_counter()
         query = query.strip() if query and query.strip() else None
         predictor = self._resolve(self._query_spec if query else self._predictor_spec)

@@ -35,9 +35,12 @@ class ParseLimits:
     """A title/textarea/iframe holding this much text may have swallowed the page's markup…"""
     swallowed_tags: int = 5
     """…and it did when that text holds this many tags."""
-    max_dom_nodes: int = 500_000
+    max_dom_nodes: int = 100_000
     """Elements (start tags) beyond this are cut off with the rest of the page, with a warning:
-    lexbor needs ~160 bytes per node, so this bounds the tree near 160 MB (big real pages: ~20k)."""
+    lexbor needs 160-300 bytes a node, so this bounds the tree near 30 MB. The largest of the 2,618
+    shared pages has 21,580; at 100k, segmentation's block cap (20,000) is reached first on
+    pages of table rows or list items (a 3 MB table of 60k rows peaked at 36x its size in RSS
+    with the 500k bound of before, 19x now)."""
     max_depth: int = 512
     """Elements nested deeper are flattened into their ancestor, with a warning: Blink's parser
     stops nesting at 512 too, and lexbor slows quadratically with depth (100k levels: 20 s)."""
@@ -640,6 +643,8 @@ _RAW_END_RES = {
 }
 
 
+_SVG_END_RE = re.compile(r"</svg[\s>/]", re.I)
+
 PARSE_FIRST_MAX_TAGS = 20_000
 """Pages with at most this many ``<`` are parsed first and the tree is checked against the limits
 (lexbor's worst case at this size, 20 000 nested ``<div>``/``<section>``/``<ul>``…, is ~0.8 s;
@@ -737,7 +742,8 @@ def bound_markup(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> tuple[str, 
     Returns ``(text, warnings)``; the text is returned unchanged (the same object) when every
     limit holds. Start tags nested deeper than ``max_depth`` are removed together with as many of
     their end tags, so their content joins the ancestor; the page is cut before the start tag
-    that exceeds ``max_dom_nodes``; attributes beyond ``max_attributes`` are removed.
+    that exceeds ``max_dom_nodes``; attributes beyond ``max_attributes`` are removed; an
+    ``<svg>``'s content is removed (cleaning drops the element whole).
     """
     if text.count("<") <= min(limits.max_depth, limits.max_dom_nodes) and (
         len(text) <= 2 * limits.max_attributes
@@ -810,6 +816,7 @@ def bound_markup(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> tuple[str, 
                     break
         if len(stack) >= max_depth:
             n_dropped += 1
+            n_elements -= 1  # removed: no node for the tree, none against max_dom_nodes
             dropped[name] = dropped.get(name, 0) + 1
             if edits and edits[-1][0] >= start:
                 edits.pop()  # the attribute cut inside this tag: the whole tag goes
@@ -817,6 +824,13 @@ def bound_markup(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> tuple[str, 
             continue
         stack.append(name)
         open_count[name] = open_count.get(name, 0) + 1
+        if name == "svg" and not rest.endswith("/"):
+            found = _SVG_END_RE.search(text, m.end())
+            if found is not None:
+                # a drawing's markup: cleaning drops the whole <svg>, and parsing it costs lexbor
+                # ~300 bytes a node (100k <path/>: 1.6 MB of HTML, 45 MB of tree)
+                edits.append((_tag_end(text, m.end()), found.start(), ""))
+                skip_to = found.start()
     warnings = []
     if n_dropped:
         warnings.append(

@@ -624,7 +624,7 @@ REGEX_PROBES: tuple[tuple[str, str, str, Callable[[], str | bytes]], ...] = (
     ("features", "_WORD_UNIT_RE", "findall", lambda: "图a " * 200_000 + "é" * 300_000),
     ("evaluate.metrics", "_WORD_RE", "findall", lambda: "a " * 300_000),
     ("evaluate.align", "_ALIGN_WORD_RE", "findall", lambda: "图a，é " * 150_000),
-    ("server", "_TAG_SPLIT_RE", "split", lambda: "<" * 300_000),
+    ("server.proxy", "_TAG_SPLIT_RE", "split", lambda: "<" * 300_000),
     ("units", "_WORD_RE", "findall", lambda: "图a，é " * 150_000),
     ("units", "TITLE_SEPARATORS", "split", lambda: " |" * 200_000 + " -" * 100_000 + "x"),
     ("units", "TITLE_SEPARATORS", "split", lambda: "\t" * 300_000 + "»"),
@@ -640,6 +640,7 @@ REGEX_PROBES: tuple[tuple[str, str, str, Callable[[], str | bytes]], ...] = (
     ("mathtex", "_CONTROL_WORD_END_RE", "search", lambda: "\\a1" * 300_000),
     ("segment", "_SPAN_RE", "match", lambda: " \t" * 300_000 + "x"),
     ("segment", "_PLACEHOLDER_RE", "search", lambda: "blank" * 200_000),
+    ("parse", "_SVG_END_RE", "search", lambda: "</svg" * 200_000),
 )
 
 
