@@ -640,6 +640,8 @@ REGEX_PROBES: tuple[tuple[str, str, str, Callable[[], str | bytes]], ...] = (
     ("mathtex", "_CONTROL_WORD_END_RE", "search", lambda: "\\a1" * 300_000),
     ("segment", "_SPAN_RE", "match", lambda: " \t" * 300_000 + "x"),
     ("segment", "_PLACEHOLDER_RE", "search", lambda: "blank" * 200_000),
+    ("segment", "_MARKUP_RE", "split", lambda: "<" * 300_000),
+    ("segment", "_NON_SPACE_RE", "search", lambda: " " * 500_000),
     ("parse", "_SVG_END_RE", "search", lambda: "</svg" * 200_000),
 )
 
