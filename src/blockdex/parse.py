@@ -644,6 +644,9 @@ _RAW_END_RES = {
 
 
 _SVG_END_RE = re.compile(r"</svg[\s>/]", re.I)
+SCAN_TAGS_PER_NODE = 5
+"""The pre-parse scan cuts the page after ``max_dom_nodes`` elements, or after this many times
+as many start tags counting the ones flattened past ``max_depth`` (which make no node)."""
 
 PARSE_FIRST_MAX_TAGS = 20_000
 """Pages with at most this many ``<`` are parsed first and the tree is checked against the limits
@@ -782,7 +785,9 @@ def bound_markup(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> tuple[str, 
                         break
             continue
         n_elements += 1
-        if n_elements > max_nodes:
+        # flattened tags make no node but cost the scan an edit: at most SCAN_TAGS_PER_NODE
+        # start tags per allowed node are read (4M unclosed <i>: cut at 500k, as before)
+        if n_elements > max_nodes or n_elements + n_dropped > SCAN_TAGS_PER_NODE * max_nodes:
             cut_at = start
             break
         if len(rest) > max_attrs:
@@ -844,8 +849,9 @@ def bound_markup(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> tuple[str, 
         )
     if cut_at >= 0:
         warnings.append(
-            f"page has more than {limits.max_dom_nodes:,} elements; the HTML after character "
-            f"{cut_at:,} was ignored (ParseLimits.max_dom_nodes)"
+            f"page has more than {limits.max_dom_nodes:,} elements (or "
+            f"{SCAN_TAGS_PER_NODE * limits.max_dom_nodes:,} start tags, counting those nested too "
+            f"deep); the HTML after character {cut_at:,} was ignored (ParseLimits.max_dom_nodes)"
         )
     if not edits and cut_at < 0:
         return text, warnings
