@@ -236,9 +236,9 @@ def test_loader_favor_and_comments(langchain: Any) -> None:
 
 
 def test_loader_takes_a_shared_extractor(langchain: Any) -> None:
-    from blockdex.extract import Extractor, links_config
+    from blockdex.extract import Extractor, output_config
 
-    shared = Extractor(config=links_config(True))
+    shared = Extractor(config=output_config(links=True))
     doc = langchain.BlockdexLoader(ARTICLE, extractor=shared).load()[0]
     assert "[Mara Lindqvist](/authors/mara)" in doc.page_content
     with pytest.raises(BlockdexError, match="either an extractor or"):
@@ -274,6 +274,31 @@ def test_transformer_turns_html_documents_into_markdown_keeping_their_metadata(
     assert doc.metadata["author"] == "Mara Lindqvist"
     assert doc.metadata["date"] == "2026-03-14T08:00:00Z"
     assert given.page_content == html  # the input is not changed
+
+
+def test_images_on_request_in_every_adapter(langchain: Any, llamaindex: Any) -> None:
+    page = DATA / "fidelity" / "images.html"
+    shown = "![A lazy image](/img/lazy.jpg)"
+    (with_images,) = langchain.BlockdexLoader(page, predictor="all", images=True).load()
+    (without,) = langchain.BlockdexLoader(page, predictor="all").load()
+    assert shown in with_images.page_content
+    assert "](" not in without.page_content and "Sales by year" in without.page_content
+    (read,) = llamaindex.BlockdexReader(predictor="all", images=True).load_data(files=[page])
+    assert shown in read.text
+    html = page.read_text(encoding="utf-8")
+    given = langchain_document(html, "https://site.example/post/1")
+    (doc,) = langchain.BlockdexTransformer(predictor="all", images=True).transform_documents(
+        [given]
+    )
+    assert "![A lazy image](https://site.example/img/lazy.jpg)" in doc.page_content
+    with pytest.raises(BlockdexError, match="not both"):
+        langchain.BlockdexLoader(page, extractor=object(), images=True)  # type: ignore[arg-type]
+
+
+def langchain_document(html: str, source: str) -> Any:
+    from langchain_core.documents import Document
+
+    return Document(page_content=html, metadata={"source": source})
 
 
 def test_transformer_query_set_once_or_per_call(langchain: Any) -> None:

@@ -239,11 +239,6 @@ def output_config(*, links: bool = False, images: bool = False) -> ExtractConfig
     return ExtractConfig(segment=dataclasses.replace(DEFAULT_SEGMENT, links=links, images=images))
 
 
-def links_config(links: bool) -> ExtractConfig | None:
-    """``output_config(links=links)``, the name the HTTP service still calls."""
-    return output_config(links=links)
-
-
 @functools.lru_cache(maxsize=16)
 def _shared_extractor(
     predictor: str | None, favor: str = "balanced", links: bool = False, images: bool = False

@@ -157,7 +157,8 @@ def error_metadata(source: str | None, error: BaseException) -> Metadata:
 class PageExtractor:
     """The settings of a loader, and the pipeline runs they make; see :data:`ON_ERROR`.
 
-    Either ``predictor``/``favor``/``links`` (as in :func:`blockdex.extract`) and ``comments``
+    Either ``predictor``/``favor``/``links``/``images`` (as in :func:`blockdex.extract`) and
+    ``comments``
     (False: ``--no-comments``) or a
     ready ``extractor`` (an :class:`~blockdex.extract.Extractor` with its own settings, shared by
     several loaders so models load once) choose how pages are read.
@@ -171,6 +172,7 @@ class PageExtractor:
         predictor: str | Predictor | None = None,
         favor: str = "balanced",
         links: bool = False,
+        images: bool = False,
         comments: bool = True,
         extractor: Extractor | None = None,
         fetch_config: FetchConfig | None = None,
@@ -193,19 +195,21 @@ class PageExtractor:
             predictor if predictor is None or isinstance(predictor, str) else "a custom one"
         )
         if extractor is not None:
-            if predictor is not None or self._restricted or links:
+            if predictor is not None or self._restricted or links or images:
                 raise BlockdexError(
-                    "give either an extractor or predictor/favor/links/comments, not both: "
+                    "give either an extractor or predictor/favor/links/images/comments, not both: "
                     "an Extractor carries its own settings"
                 )
             self.extractor = extractor
             return
         from blockdex.cliargs import comments_option
-        from blockdex.extract import Extractor, links_config
+        from blockdex.extract import Extractor, output_config
 
         self.check_query(query)
         self.extractor = Extractor(
-            predictor, config=links_config(links), **comments_option(comments, favor)
+            predictor,
+            config=output_config(links=links, images=images),
+            **comments_option(comments, favor),
         )
         if query is None:
             self.extractor.predictor  # noqa: B018 - load it now: a bad name or option fails here

@@ -73,7 +73,7 @@ class BlockdexLoader(BaseLoader):
     """Loads URLs and local HTML files, one Document per input, in order.
 
     ``query`` keeps the blocks relevant to it instead of the main content; ``predictor``,
-    ``favor`` and ``links`` are those of :func:`blockdex.extract`, ``comments=False`` drops
+    ``favor``, ``links`` and ``images`` are those of :func:`blockdex.extract`, ``comments=False`` drops
     reader comments (``--no-comments``); or pass a configured ``extractor`` instead.
     ``fetch_config`` sets the fetcher's address policy and limits; ``on_error`` is ``"raise"``,
     ``"skip"`` or ``"record"`` (see the module docs).
@@ -88,6 +88,7 @@ class BlockdexLoader(BaseLoader):
         predictor: str | Predictor | None = None,
         favor: str = "balanced",
         links: bool = False,
+        images: bool = False,
         comments: bool = True,
         extractor: Extractor | None = None,
         fetch_config: FetchConfig | None = None,
@@ -100,6 +101,7 @@ class BlockdexLoader(BaseLoader):
             predictor=predictor,
             favor=favor,
             links=links,
+            images=images,
             comments=comments,
             extractor=extractor,
             fetch_config=fetch_config,
@@ -130,6 +132,7 @@ class BlockdexTransformer(BaseDocumentTransformer):
         predictor: str | Predictor | None = None,
         favor: str = "balanced",
         links: bool = False,
+        images: bool = False,
         comments: bool = True,
         extractor: Extractor | None = None,
         on_error: str = "raise",
@@ -140,6 +143,7 @@ class BlockdexTransformer(BaseDocumentTransformer):
             predictor=predictor,
             favor=favor,
             links=links,
+            images=images,
             comments=comments,
             extractor=extractor,
             on_error=on_error,

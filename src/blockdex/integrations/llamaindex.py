@@ -74,7 +74,7 @@ class BlockdexReader(BaseReader):
     """Reads URLs and local HTML files into Documents, one per input, in order.
 
     The options are those of :func:`blockdex.extract` (``query``, ``output``, ``predictor``,
-    ``favor``, ``links``) and ``comments=False`` (``--no-comments``), or a configured
+    ``favor``, ``links``, ``images``) and ``comments=False`` (``--no-comments``), or a configured
     ``extractor``; plus ``fetch_config`` and ``on_error`` (see the module docs).
     """
 
@@ -86,6 +86,7 @@ class BlockdexReader(BaseReader):
         predictor: str | Predictor | None = None,
         favor: str = "balanced",
         links: bool = False,
+        images: bool = False,
         comments: bool = True,
         extractor: Extractor | None = None,
         fetch_config: FetchConfig | None = None,
@@ -97,6 +98,7 @@ class BlockdexReader(BaseReader):
             predictor=predictor,
             favor=favor,
             links=links,
+            images=images,
             comments=comments,
             extractor=extractor,
             fetch_config=fetch_config,
