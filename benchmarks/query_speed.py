@@ -10,7 +10,7 @@ once more outside the clock (model loading is not a per-page cost). Embeddings r
 earlier records are forgotten before each record (``--warm`` keeps them).
 
     python benchmarks/query_speed.py [--split test] [--limit N] [--predictor hybrid]
-        [--max-embedded 160] [--warm] [--out per-page.json] [--profile out.prof]
+        [--max-embedded 160] [--embed-tokens 32] [--warm] [--out per-page.json] [--profile out.prof]
 
 ``--limit N`` takes N records spread evenly over the split (every kind represented), not the
 first N. ``--out`` writes per-record F1 and CPU time, to compare two runs record by record.
@@ -59,6 +59,7 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=None, help="N records spread over the split")
     ap.add_argument("--predictor", default="hybrid")
     ap.add_argument("--max-embedded", type=int, default=None, help="HybridPredictor option")
+    ap.add_argument("--embed-tokens", type=int, default=None, help="HybridPredictor option")
     ap.add_argument(
         "--warm",
         action="store_true",
@@ -80,7 +81,11 @@ def main() -> int:
     if args.limit and args.limit < len(pages):
         step = len(pages) / args.limit
         pages = [pages[int(i * step)] for i in range(args.limit)]
-    options = {} if args.max_embedded is None else {"max_embedded": args.max_embedded}
+    options = {
+        k: v
+        for k, v in (("max_embedded", args.max_embedded), ("embed_tokens", args.embed_tokens))
+        if v is not None
+    }
     ex = Extractor(query_predictor=get_predictor(args.predictor, **options))
 
     def run(page) -> str:
@@ -121,6 +126,7 @@ def main() -> int:
         return statistics.fmean(r[key] for r in rows if kind is None or r["kind"] == kind)
 
     opt = f", max_embedded={args.max_embedded}" if args.max_embedded is not None else ""
+    opt += f", embed_tokens={args.embed_tokens}" if args.embed_tokens is not None else ""
     print(f"{args.predictor}{opt} on QE {args.split} ({n} records), one thread")
     print(f"P {mean('p'):.3f} R {mean('r'):.3f} F1 {mean('f1'):.4f}")
     print(

@@ -170,3 +170,17 @@ def test_embeddings_are_remembered_by_text_and_give_the_same_scores():
         del encoder.encode
     assert encoded == []  # the page, its heading paths and the query were all remembered
     np.testing.assert_allclose(warm.features, cold.features, atol=1e-6)
+
+
+@needs_embed
+def test_a_shorter_token_limit_per_call_gives_the_vectors_of_an_encoder_made_with_it():
+    import numpy as np
+
+    from blockdex.embed import EmbedConfig, MiniLMEncoder, shared_encoder
+
+    texts = ["battery " * 80, "A full charge took four hours.", ""]
+    short = MiniLMEncoder(EmbedConfig(max_tokens=16)).encode(texts)
+    np.testing.assert_allclose(shared_encoder().encode(texts, max_tokens=16), short, atol=1e-6)
+    assert not np.allclose(shared_encoder().encode(texts)[0], short[0], atol=1e-3)
+    kept = Extractor("hybrid", embed_tokens=48).run(PAGE, query="battery life")
+    assert "500 Wh battery" in " ".join(_texts(kept.page, kept.selection))

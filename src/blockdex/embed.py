@@ -64,20 +64,27 @@ class MiniLMEncoder:
         )
         self._inputs = {i.name for i in self.session.get_inputs()}
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str], max_tokens: int | None = None) -> np.ndarray:
+        """``max_tokens`` below the configured one cuts every text shorter (the same vectors as
+        an encoder configured with it): the cost of a text grows with its word pieces."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        encodings = self.tokenizer.encode_batch([t or " " for t in texts])
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        encoded = [e.ids for e in self.tokenizer.encode_batch([t or " " for t in texts])]
+        if max_tokens is not None and max_tokens < self.config.max_tokens:
+            if max_tokens < 2:
+                raise ValueError(f"max_tokens must be at least 2, not {max_tokens}")
+            # [CLS] the first pieces [SEP], as the tokenizer's own truncation would give
+            encoded = [e if len(e) <= max_tokens else e[: max_tokens - 1] + e[-1:] for e in encoded]
+        order = sorted(range(len(texts)), key=lambda i: len(encoded[i]))
         bs = self.config.batch_size
         for start in range(0, len(order), bs):
             idx = order[start : start + bs]
-            width = max(len(encodings[i].ids) for i in idx)
+            width = max(len(encoded[i]) for i in idx)
             ids = np.zeros((len(idx), width), dtype=np.int64)
             mask = np.zeros((len(idx), width), dtype=np.int64)
             for row, i in enumerate(idx):
-                e = encodings[i].ids
+                e = encoded[i]
                 ids[row, : len(e)] = e
                 mask[row, : len(e)] = 1
             feeds = {"input_ids": ids, "attention_mask": mask}

@@ -57,6 +57,7 @@ FEATURES = (
 )
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
@@ -129,18 +130,25 @@ def _neighbour_mean(x: np.ndarray, k: int = 2) -> np.ndarray:
 EMBED_MIN_CONTENT_PROB = 0.1
 """Blocks below this main-content probability are embedded only if they share a query word."""
 EMBED_MAX_BLOCKS = 48
-"""At most this many blocks per page are embedded (the most promising: :data:`EMBED_RANK_COVERAGE`):
-embedding is nearly all of the hybrid's cost (~0.3 ms a word piece on one core). QE dev split:
-the same F1 as 160 within 0.001, a third of the word pieces (benchmarks/NOTES.md)."""
+"""At most this many blocks per page are embedded (the most promising, ranked as
+:data:`EMBED_RANK_COVERAGE` says): embedding is nearly all of the hybrid's cost. QE dev split:
+F1 within 0.001 of 160 blocks at twice the pages/s (benchmarks/NOTES.md, 2026-11-26)."""
+HYBRID_EMBED_TOKENS = 64
+"""Word pieces of a block document the hybrid embeds: its heading path and first ~30 words.
+Fewer are cheaper (48: 1.25x, 32: 1.5x the pages/s) and score the same on the QE set, but a query
+that shares no word with its answer (tests/test_relevance.py: "How far does the battery go on
+one charge?") loses its answer at 32, even with the model refitted: the long heading path
+leaves ~10 words of the block's text."""
 EMBED_RANK_COVERAGE = 3.0
 """The blocks to embed are ranked by ``EMBED_RANK_COVERAGE × coverage + content probability``:
 sharing the query's words says more than being main content (on a digest page every article
-is content; QE dev split, 48 blocks: F1 0.896 at weight 1, 0.899 at 3)."""
+is content). QE dev split, 48 blocks, the 207 records no named unit answers: F1 0.893 at weight
+1, 0.899 at 3 (0.900 with 160 blocks)."""
 EMBED_CACHE_SIZE = 4096
-"""Embeddings remembered by text (~1.5 kB each): several queries on one page, the chunks of a
-page and a site's repeated blocks are embedded once."""
+"""Embeddings remembered by text and length limit (~1.5 kB each): several queries on one page,
+the chunks of a page and a site's repeated blocks are embedded once."""
 
-_CACHE: OrderedDict[str, np.ndarray] = OrderedDict()
+_CACHE: OrderedDict[tuple[int | None, str], np.ndarray] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 
 
@@ -150,19 +158,20 @@ def clear_embedding_cache() -> None:
         _CACHE.clear()
 
 
-def embed_texts(texts: list[str]) -> np.ndarray:
-    """MiniLM embeddings of ``texts`` (one encoder call for the ones not remembered)."""
+def embed_texts(texts: list[str], max_tokens: int | None = None) -> np.ndarray:
+    """MiniLM embeddings of ``texts``, each cut to ``max_tokens`` word pieces (None: the
+    encoder's limit); one encoder call for the ones not remembered."""
     from blockdex.embed import shared_encoder
 
     enc = shared_encoder()
     with _CACHE_LOCK:
-        known = {t: v for t in texts if (v := _CACHE.get(t)) is not None}
+        known = {t: v for t in texts if (v := _CACHE.get((max_tokens, t))) is not None}
     missing = list(dict.fromkeys(t for t in texts if t not in known))
     if missing:
-        fresh = dict(zip(missing, enc.encode(missing), strict=True))
+        fresh = dict(zip(missing, enc.encode(missing, max_tokens=max_tokens), strict=True))
         known.update(fresh)
         with _CACHE_LOCK:
-            _CACHE.update(fresh)
+            _CACHE.update(((max_tokens, t), v) for t, v in fresh.items())
             while len(_CACHE) > EMBED_CACHE_SIZE:
                 _CACHE.popitem(last=False)
     out = np.zeros((len(texts), enc.dim), dtype=np.float32)
@@ -172,7 +181,11 @@ def embed_texts(texts: list[str]) -> np.ndarray:
 
 
 def _cosines(
-    query: str, docs: list[str], paths: list[str], candidates: np.ndarray | None
+    query: str,
+    docs: list[str],
+    paths: list[str],
+    candidates: np.ndarray | None,
+    max_tokens: int | None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Cosine of the query to each block document and to each block's heading path. Only the
     ``candidates`` (all blocks when None) and their heading paths are embedded; the others get
@@ -180,7 +193,7 @@ def _cosines(
     n = len(docs)
     todo = np.arange(n) if candidates is None else np.flatnonzero(candidates)
     wanted_paths = sorted({paths[i] for i in todo if paths[i]})
-    vecs = embed_texts([query, *(docs[i] for i in todo), *wanted_paths])
+    vecs = embed_texts([query, *(docs[i] for i in todo), *wanted_paths], max_tokens)
     qv = vecs[0]
     cos = np.zeros(n, dtype=np.float32)
     cos[todo] = vecs[1 : 1 + len(todo)] @ qv
@@ -208,21 +221,26 @@ def relevance_scores(
     embed: bool = True,
     content_prob: np.ndarray | None = None,
     max_embedded: int = EMBED_MAX_BLOCKS,
+    embed_tokens: int | None = None,
 ) -> RelevanceScores:
     """Compute every feature of :data:`FEATURES` for the blocks of ``page``.
 
     With ``content_prob``, at most ``max_embedded`` blocks are embedded (the rest get cosine 0).
+    ``embed_tokens``: word pieces embedded per text (None: the encoder's limit).
     """
     n = len(page.blocks)
     paths = heading_paths(page)
     docs = _documents(page, paths)
     q_terms = terms(query)
     q_set = set(q_terms)
-    doc_terms = [terms(d) for d in docs]
+    own_terms = [terms(b.text) for b in page.blocks]
+    path_terms = {p: terms(p) for p in set(paths)}
+    # a block's document is its heading path, a line break and its text: the same terms
+    doc_terms = [path_terms[p] + t for p, t in zip(paths, own_terms, strict=True)]
     bm = bm25_scores(doc_terms, q_terms)
     coverage = _coverage(q_set, doc_terms)
-    own = _coverage(q_set, [terms(b.text) for b in page.blocks])
-    head_cov = _coverage(q_set, [terms(p) for p in paths])
+    own = _coverage(q_set, own_terms)
+    head_cov = _coverage(q_set, [path_terms[p] for p in paths])
     cos = np.zeros(n, dtype=np.float32)
     head_cos = np.zeros(n, dtype=np.float32)
     if embed and n:
@@ -236,7 +254,7 @@ def relevance_scores(
                 rank = np.where(candidates, rank, -1.0)
                 candidates = np.zeros(n, dtype=bool)
                 candidates[np.argsort(-rank, kind="stable")[:max_embedded]] = True
-        cos, head_cos = _cosines(query, docs, paths, candidates)
+        cos, head_cos = _cosines(query, docs, paths, candidates, embed_tokens)
     words = np.array([len(b.text.split()) for b in page.blocks], dtype=np.float32)
     prob = content_prob if content_prob is not None else np.full(n, 0.5, dtype=np.float32)
     max_bm = float(bm.max()) if n else 0.0
@@ -453,18 +471,22 @@ class HybridPredictor(_RelevanceBase):
         *,
         embed: bool = True,
         max_embedded: int = EMBED_MAX_BLOCKS,
+        embed_tokens: int = HYBRID_EMBED_TOKENS,
         units: bool = True,
         **kw: Any,
     ) -> None:
-        """``max_embedded``: blocks embedded per page at most (embedding is most of the cost;
-        speed/F1 trade-off measured in benchmarks/NOTES.md). ``units=False`` scores blocks even
-        when the query names an article or a section (by default that unit is kept whole:
-        :func:`named_unit_selection`)."""
+        """``max_embedded``: blocks embedded per page at most; ``embed_tokens``: word pieces
+        embedded per block (embedding is most of the cost; the speed/F1 trade-offs are measured
+        in benchmarks/NOTES.md). ``units=False`` scores blocks even when the query names an
+        article or a section (by default that unit is kept whole: :func:`named_unit_selection`)."""
         super().__init__(model_path, **kw)
         if max_embedded < 1:
             raise ValueError(f"max_embedded must be at least 1, not {max_embedded}")
+        if embed_tokens < 2:
+            raise ValueError(f"embed_tokens must be at least 2, not {embed_tokens}")
         self.embed = embed
         self.max_embedded = max_embedded
+        self.embed_tokens = embed_tokens
         self.units = units
 
     def probabilities(self, page: Page, query: str) -> np.ndarray:
@@ -474,6 +496,7 @@ class HybridPredictor(_RelevanceBase):
             embed=self.embed,
             content_prob=_content_probabilities(page),
             max_embedded=self.max_embedded,
+            embed_tokens=self.embed_tokens,
         )
         return hybrid_probabilities(self.model["hybrid"], rs.features)
 

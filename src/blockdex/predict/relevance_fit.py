@@ -31,6 +31,7 @@ from blockdex.evaluate.align import block_labels
 from blockdex.evaluate.metrics import word_tokens
 from blockdex.predict.relevance import (
     FEATURES,
+    HYBRID_EMBED_TOKENS,
     _content_probabilities,
     relevance_scores,
     structured_keep,
@@ -79,7 +80,9 @@ def example(rec: dict[str, Any]) -> Example | None:
     page, prob = _PAGE_CACHE[key]
     if not page.blocks:
         return None
-    rs = relevance_scores(page, rec["query"], embed=True, content_prob=prob)
+    rs = relevance_scores(
+        page, rec["query"], embed=True, content_prob=prob, embed_tokens=HYBRID_EMBED_TOKENS
+    )
     relevant = rec.get("relevant_text") or ""
     labels = (
         np.array([s >= 0.5 for s in block_labels(page, relevant)], dtype=np.float32)
