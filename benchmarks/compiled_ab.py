@@ -1,8 +1,9 @@
 """Pages per second with and without blockdex's compiled speed-ups, next to trafilatura.
 
 Same process, same pages, interleaved rounds (best of ``--rounds``): the pure-Python path is the
-compiled one with ``blockdex._speedups`` switched off in every module that uses it, which is
-what ``BLOCKDEX_PURE_PYTHON=1`` does for a whole process.
+compiled one with every module's compiled twin (``blockdex/_<name>_c.pyx``, see
+``blockdex.speedups``) switched off, which is what ``BLOCKDEX_PURE_PYTHON=1`` does for a whole
+process.
 
     python benchmarks/compiled_ab.py [--dataset wcxb] [--limit 200] [--rounds 3]
 """
@@ -17,24 +18,16 @@ import warnings
 
 from blockdex.evaluate.datasets import load_dataset
 from blockdex.extract import Extractor
-from blockdex.speedups import compiled
+from blockdex.speedups import TWINS, twins
 
-USERS = (
-    "blockdex.parse",
-    "blockdex.cjk",
-    "blockdex.clean",
-    "blockdex.segment",
-    "blockdex.features",
-    "blockdex.candidates",
-    "blockdex.predict.content",
-    "blockdex.units",
-)
-"""Every module that reads ``blockdex.speedups.compiled`` (a test checks the list)."""
+USERS = TWINS
+"""Every module that has a compiled twin in its ``compiled`` attribute (a test checks that these
+are all the modules that call ``blockdex.speedups.twin``)."""
 
 
-def _set(module: object) -> None:
+def _set(compiled: dict[str, object]) -> None:
     for name in USERS:
-        importlib.import_module(name).compiled = module
+        importlib.import_module(name).compiled = compiled[name]
 
 
 def main() -> int:
@@ -45,9 +38,14 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
-    if compiled is None:
-        print("blockdex._speedups is not built (or BLOCKDEX_PURE_PYTHON is set)", file=sys.stderr)
+    compiled = twins()
+    if not all(compiled.values()):
+        missing = ", ".join(k for k, v in compiled.items() if v is None)
+        print(
+            f"compiled twins missing (or BLOCKDEX_PURE_PYTHON is set): {missing}", file=sys.stderr
+        )
         return 1
+    python = dict.fromkeys(compiled)
     import trafilatura
 
     warnings.filterwarnings("ignore")
@@ -73,7 +71,7 @@ def main() -> int:
     for _ in range(args.rounds):
         _set(compiled)
         times["compiled"].append(run(ours))
-        _set(None)
+        _set(python)
         times["python"].append(run(ours))
         _set(compiled)
         times["trafilatura"].append(run(theirs))

@@ -1,4 +1,5 @@
-"""The compiled speed-ups (blockdex._speedups) give exactly what the pure-Python code gives.
+"""The compiled twins (blockdex/_<name>_c.pyx, see blockdex.speedups) give exactly what the
+pure-Python code gives.
 
 Each test runs the same input through both paths; where the extension is not built the
 comparisons skip (the Python path is then the only one, and every other test covers it). CI sets
@@ -28,7 +29,7 @@ from blockdex.page import Block, Page
 from blockdex.parse import parse_html
 from blockdex.predict import content as content_module
 from blockdex.predict.content import ContentModel
-from blockdex.speedups import compiled, lexbor, status
+from blockdex.speedups import TWINS, lexbor, lexbor_ready, status, twin_name, twins
 
 segment_module = importlib.import_module("blockdex.segment")
 parse_module = importlib.import_module("blockdex.parse")
@@ -36,16 +37,23 @@ features_module = importlib.import_module("blockdex.features")
 candidates_module = importlib.import_module("blockdex.candidates")
 clean_module = importlib.import_module("blockdex.clean")
 
+parse_c = parse_module.compiled
+segment_c = segment_module.compiled
+features_c = features_module.compiled
+clean_c = clean_module.compiled
+content_c = content_module.compiled
+
 needs_compiled = pytest.mark.skipif(
-    compiled is None, reason="blockdex._speedups is not built (or BLOCKDEX_PURE_PYTHON is set)"
+    not all(twins().values()),
+    reason="a compiled twin is not built (or BLOCKDEX_PURE_PYTHON is set)",
 )
 
 
 def test_compiled_code_is_there_when_required() -> None:
     if os.environ.get("BLOCKDEX_REQUIRE_COMPILED") != "1":
         pytest.skip("BLOCKDEX_REQUIRE_COMPILED is not set (CI sets it)")
-    assert compiled is not None, status()
-    assert compiled.lexbor_ready(), "the compiled walk cannot read this selectolax's tree"
+    assert all(twins().values()), status()
+    assert lexbor_ready(), "the compiled walks cannot read this selectolax's tree"
     assert status() == "compiled speed-ups: yes"
 
 
@@ -90,7 +98,7 @@ def test_forests_the_packed_layout_cannot_hold_use_the_numpy_walk() -> None:
 def test_packed_nodes_are_eight_bytes_in_preorder() -> None:
     forest = ContentModel.load().stage1
     nodes, value, roots = forest._packed
-    assert compiled.FOREST_NODE_BYTES == 8 and len(nodes) == 8 * len(value)
+    assert content_c.FOREST_NODE_BYTES == 8 and len(nodes) == 8 * len(value)
     packed = nodes.view(content_module._NODE_DTYPE)
     leaves = packed["right"] == 0
     assert np.isnan(packed["threshold"][leaves]).all()
@@ -173,7 +181,7 @@ def _both_ways(html: str | bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[obje
 
 
 needs_compiled_walk = pytest.mark.skipif(
-    lexbor(compiled) is None,
+    lexbor(segment_c) is None,
     reason="the compiled walk is not built or cannot read this selectolax's tree",
 )
 
@@ -372,7 +380,6 @@ def test_compiled_script_listing_equals_the_css_query(
 def test_page_survey_finds_what_the_swallow_and_script_walks_find(data_dir: Path) -> None:
     # meta_elements returns page_survey's rows: test_compiled_meta_rows_equal_the_css_query
     # checks them against the CSS query
-    walks = lexbor(compiled)
     pages: list[str | bytes] = [p.read_bytes() for p in _test_pages(data_dir)]
     pages += [c.data for c in corpus.cases(fast=True)]
     pages += ["<title>" + "<p>para</p>" * 60, "<textarea>" + "<b>x</b>" * 80]
@@ -388,10 +395,10 @@ def test_page_survey_finds_what_the_swallow_and_script_walks_find(data_dir: Path
             continue
         root = tree.root.mem_id
         suspect, _, scripts, _ = parse_module._survey(tree, limits)
-        assert suspect == walks.swallow_suspects(
+        assert suspect == parse_c.swallow_suspects(
             root, parse_module._SWALLOWING, limits.swallowed_chars
         )
-        listed = walks.script_elements(root, parse_module._SCRIPT_NEEDLE_BYTES)
+        listed = clean_c.script_elements(root, parse_module._SCRIPT_NEEDLE_BYTES)
         assert [(t, i, h) for t, i, _, h in scripts] == [(t, i, h) for t, i, _, h in listed]
         suspects += suspect
     assert suspects >= 2
@@ -429,7 +436,7 @@ def test_compiled_noise_removal_leaves_the_tree_the_python_steps_leave(
                 break
             assert fast.tree.root is not None
             root_id = fast.tree.root.mem_id
-            would = compiled.noise_drop(root_id, clean_module._NOISE_NAMES, noscript_chars, 0, 0)
+            would = clean_c.noise_drop(root_id, clean_module._NOISE_NAMES, noscript_chars, 0, 0)
             if would is not None:  # the dry run above changed the tree: parse again
                 compiled_runs += 1
                 fast = parse_html(html)
@@ -506,7 +513,7 @@ _markupish = st.lists(st.sampled_from(_MARKUP_PIECES), max_size=60).map("".join)
 @given(_markupish, st.integers(0, 6))
 def test_compiled_long_tag_scan_equals_the_regex(text: str, min_chars: int) -> None:
     rx = parse_module._long_tag_re(min_chars)
-    assert compiled.long_tags(text, min_chars) == [m.span() for m in rx.finditer(text)]
+    assert parse_c.long_tags(text, min_chars) == [m.span() for m in rx.finditer(text)]
 
 
 @needs_compiled
@@ -515,7 +522,7 @@ def test_compiled_long_tag_scan_equals_the_regex_on_test_pages(data_dir: Path) -
         text = path.read_text(encoding="utf-8", errors="replace")
         for n in (1, 40, 1000):
             expected = [m.span() for m in parse_module._long_tag_re(n).finditer(text)]
-            assert compiled.long_tags(text, n) == expected, (path.name, n)
+            assert parse_c.long_tags(text, n) == expected, (path.name, n)
 
 
 _attributish = st.lists(
@@ -531,7 +538,7 @@ _attributish = st.lists(
 @given(_attributish)
 def test_name_runs_bound_the_attribute_count(text: str) -> None:
     """The crowded-tag check counts attributes only where the runs allow too many."""
-    runs = compiled.name_runs(text, 0, len(text))
+    runs = parse_c.name_runs(text, 0, len(text))
     assert runs >= len(parse_module._ATTR_RE.findall(text, 0, len(text)))
 
 
@@ -539,10 +546,10 @@ def test_name_runs_bound_the_attribute_count(text: str) -> None:
 @settings(max_examples=500, deadline=None)
 @given(st.one_of(_attributish, _markupish), st.integers(0, 8))
 def test_tag_scan_counts_every_lt_and_finds_the_crowded_spans(text: str, limit: int) -> None:
-    n_lt, spans = compiled.tag_scan(text, limit)
+    n_lt, spans = parse_c.tag_scan(text, limit)
     assert n_lt == text.count("<")
     assert spans == [
-        (i, j) for i, j in compiled.long_tags(text, limit) if compiled.name_runs(text, i, j) > limit
+        (i, j) for i, j in parse_c.long_tags(text, limit) if parse_c.name_runs(text, i, j) > limit
     ]
 
 
@@ -551,7 +558,7 @@ def test_tag_scan_counts_on_test_pages(data_dir: Path) -> None:
     for path in _test_pages(data_dir):
         text = path.read_text(encoding="utf-8", errors="replace")
         for variant in (text, text.encode("ascii", "ignore").decode(), text + "\U0001f600<"):
-            assert compiled.tag_scan(variant, 40)[0] == variant.count("<"), path.name
+            assert parse_c.tag_scan(variant, 40)[0] == variant.count("<"), path.name
 
 
 @needs_compiled
@@ -700,9 +707,9 @@ def test_one_compiled_call_after_the_columns_equals_python(
         cols = f._block_columns(blocks, f.stopwords(), title_words)
         path_ids, path_of, attr_ids, attr_of = f._path_attr_ids(blocks)
         path_rows = np.empty((len(path_ids), len(f.PATH_TAGS)), dtype=np.float32)
-        compiled.path_rows(list(path_ids), f.PATH_TAGS, path_rows)
+        features_c.path_rows(list(path_ids), f.PATH_TAGS, path_rows)
         out = np.empty((len(blocks), len(f.BASE_FEATURE_NAMES)), dtype=np.float32)
-        compiled.block_feature_matrix(
+        features_c.block_feature_matrix(
             blocks, cols, path_of, attr_of, path_rows, f._attr_matrix(attr_ids),
             float(page.html_bytes), max(len(title_words), 1), f.REPEAT_LEVELS, f.SCOPE_LEVELS,
             f.MAIN_CONTAINER_SHARE, f.CHARS_PER_WORD, f.GOOD_MIN_WORDS,
@@ -764,7 +771,7 @@ def _stage2_rows_numpy(
 
 
 def _stage2_rows(blocks: tuple[Block, ...], p: np.ndarray, X: np.ndarray, lo: float, hi: float):
-    return compiled.stage2_rows(
+    return content_c.stage2_rows(
         blocks, p, float(p.mean()), features_module.PROB_SCOPE_LEVELS,
         features_module.PROB_WINDOWS, lo, hi, X,
     )  # fmt: skip
@@ -855,7 +862,7 @@ def test_compiled_string_literal_scan_equals_the_regex(code: str, min_chars: int
         for m in clean_module._STRING_LITERAL_RE.finditer(code)
         if m.group(2) == '"' and len(m.group(1)) >= min_chars
     ]
-    assert compiled.long_string_literals(code, min_chars) == expected
+    assert clean_c.long_string_literals(code, min_chars) == expected
 
 
 @needs_compiled
@@ -888,7 +895,7 @@ def test_raw_block_fields_are_in_the_order_the_compiled_walk_passes_them() -> No
 
 @needs_compiled
 def test_compiled_block_construction_sets_every_field_of_block() -> None:
-    assert tuple(f.name for f in dataclasses.fields(Block)) == compiled.BLOCK_FIELDS
+    assert tuple(f.name for f in dataclasses.fields(Block)) == segment_c.BLOCK_FIELDS
     raw = segment_module._RawBlock(
         tag="p",
         html="<b>x</b>",
@@ -904,7 +911,7 @@ def test_compiled_block_construction_sets_every_field_of_block() -> None:
         scope=(3, 7),
         scope_attrs=("main", "post"),
     )
-    fast = compiled.block_from_raw(Block, 4, raw)
+    fast = segment_c.block_from_raw(Block, 4, raw)
     slow = segment_module._python_block_from_raw(Block, 4, raw)
     assert type(fast) is Block and fast == slow and hash(fast) == hash(slow)
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -976,7 +983,7 @@ _spacey = st.lists(
 @settings(max_examples=400, deadline=None)
 @given(_spacey)
 def test_compiled_whitespace_squash_equals_split_and_join(text: str) -> None:
-    assert compiled.squash(text) == " ".join(text.split())
+    assert segment_c.squash(text) == " ".join(text.split())
 
 
 # -- class/id token families -----------------------------------------------------------------------
@@ -1004,7 +1011,7 @@ def test_every_family_pattern_is_a_word_table() -> None:
 def test_the_compiled_word_table_refuses_what_it_cannot_match() -> None:
     for row in ((0, 2, "caf\u00e9"), (0, 3, "nav"), (62, 0, "nav"), (0, 0, "")):
         with pytest.raises(ValueError, match="bad family word row"):
-            compiled.set_family_words([row])
+            features_c.set_family_words([row])
     assert features_module._compiled_families()  # the table in use is loaded again
 
 
@@ -1012,7 +1019,7 @@ def test_the_compiled_word_table_refuses_what_it_cannot_match() -> None:
 @settings(max_examples=600, deadline=None)
 @given(_class_strings)
 def test_compiled_class_families_equal_the_regexes(level: str) -> None:
-    assert compiled.level_mask(level) == features_module._level_mask.__wrapped__(level)
+    assert features_c.level_mask(level) == features_module._level_mask.__wrapped__(level)
 
 
 @needs_compiled
@@ -1051,7 +1058,7 @@ def test_compiled_family_rows_equal_python(strings: list[str], clear: bool) -> N
     # one-byte strings go through the C level table, others through the dict; empty levels,
     # separators at the ends and side by side split as str.split(" | ") does
     if clear:
-        compiled.clear_level_cache()
+        features_c.clear_level_cache()
     fast = features_module._attr_matrix(strings)
     again = features_module._attr_matrix(strings)  # now from the table
     with pytest.MonkeyPatch.context() as m:
@@ -1146,10 +1153,10 @@ def test_compiled_depth_check_equals_the_css_query() -> None:
         for depth in (1, 2, 3, 5, 12, 30, 512):
             expected = tree.css_first(parse_module._depth_selector(depth)) is not None
             root = tree.root
-            got = root is not None and compiled.has_deep_element(root.mem_id, depth)
+            got = root is not None and parse_c.has_deep_element(root.mem_id, depth)
             assert got == expected, (html[:60], depth)
             if root is not None:  # the survey's depth check (parse_html's one walk)
-                surveyed = compiled.page_survey(
+                surveyed = parse_c.page_survey(
                     root.mem_id,
                     parse_module._SWALLOWING,
                     limits.swallowed_chars,
@@ -1159,7 +1166,7 @@ def test_compiled_depth_check_equals_the_css_query() -> None:
                 )
                 assert (surveyed is None) == expected, (html[:60], depth)
                 if surveyed is not None:
-                    assert surveyed == compiled.page_survey(
+                    assert surveyed == parse_c.page_survey(
                         root.mem_id,
                         parse_module._SWALLOWING,
                         limits.swallowed_chars,
@@ -1198,11 +1205,13 @@ def test_parse_html_checks_depth_in_the_survey_as_parse_bounded_does(
 @needs_compiled
 def test_compiled_whitespace_squash_of_a_huge_text_equals_split_and_join() -> None:
     text = " lead\u3000" + "word \t\n" * 60_000 + "\xa0tail "  # over the window: windowed path
-    assert compiled.squash(text) == " ".join(text.split())
+    assert segment_c.squash(text) == " ".join(text.split())
 
 
 def test_the_compiled_ab_benchmark_switches_every_module_that_uses_the_compiled_code() -> None:
-    """benchmarks/compiled_ab.py's "python" column must be the whole pure-Python path."""
+    """benchmarks/compiled_ab.py's "python" column must be the whole pure-Python path: every
+    module that takes a compiled twin (``compiled = twin(__name__)``) is in its list, no module
+    imports a compiled extension by itself, and each twin's .pyx sits beside its module."""
     import ast
     import importlib.util
 
@@ -1213,16 +1222,38 @@ def test_the_compiled_ab_benchmark_switches_every_module_that_uses_the_compiled_
     spec.loader.exec_module(ab)
     users = set()
     for path in (root / "src/blockdex").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        name = ".".join(path.relative_to(root / "src").with_suffix("").parts)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
             if (
                 isinstance(node, ast.ImportFrom)
                 and node.module == "blockdex.speedups"
-                and any(a.name == "compiled" for a in node.names)
+                and any(a.name == "twin" for a in node.names)
             ):
-                rel = path.relative_to(root / "src").with_suffix("")
-                users.add(".".join(rel.parts))
-    users.discard("blockdex.cli")  # reports status() only
-    assert users == set(ab.USERS)
+                users.add(name)
+            if isinstance(node, ast.ImportFrom | ast.Import) and name != "blockdex.speedups":
+                imported = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+                imported += [a.name for a in node.names]
+                assert not any(x.rpartition(".")[2].endswith("_c") for x in imported), name
+        if name in users:  # the name compiled_ab switches is the one the module reads
+            assert any(
+                isinstance(n, ast.Assign)
+                and [t.id for t in n.targets if isinstance(t, ast.Name)] == ["compiled"]
+                and ast.unparse(n.value) == "twin(__name__)"
+                for n in tree.body
+            ), name
+    assert users == set(ab.USERS) == set(TWINS)
+    pyx = {
+        ".".join(p.relative_to(root / "src").with_suffix("").parts)
+        for p in (root / "src/blockdex").rglob("_*_c.pyx")
+    }
+    assert pyx == {twin_name(m) for m in TWINS} | {"blockdex._lexbor_c", "blockdex._common_c"}
+    before = {m: importlib.import_module(m).compiled for m in TWINS}
+    try:
+        ab._set(dict.fromkeys(TWINS))
+        assert all(importlib.import_module(m).compiled is None for m in TWINS)
+    finally:
+        ab._set(before)
 
 
 @needs_compiled
@@ -1255,7 +1286,7 @@ def test_compiled_numbering_equals_python_at_the_block_cap(
 @settings(max_examples=500, deadline=None)
 def test_compiled_token_count_equals_the_regex(text: str, limit: int) -> None:
     full = len(segment_module._TOKEN_RE.findall(text))
-    assert compiled.count_tokens_upto(text, limit) == (full if full <= limit else limit + 1)
+    assert segment_c.count_tokens_upto(text, limit) == (full if full <= limit else limit + 1)
 
 
 @needs_compiled
@@ -1264,7 +1295,7 @@ def test_compiled_token_count_equals_the_regex(text: str, limit: int) -> None:
 )
 @settings(max_examples=300, deadline=None)
 def test_compiled_nul_check_equals_in(text: str) -> None:
-    assert compiled.has_nul(text) == ("\x00" in text)
+    assert parse_c.has_nul(text) == ("\x00" in text)
 
 
 @needs_compiled
@@ -1294,7 +1325,7 @@ def test_compiled_nul_check_equals_in(text: str) -> None:
 @settings(max_examples=500, deadline=None)
 def test_compiled_control_count_equals_the_regex(text: str, end: int) -> None:
     expected = len(parse_module._CONTROL_RE.findall(text[: max(end, 0)]))
-    assert compiled.count_controls(text, end) == expected
+    assert parse_c.count_controls(text, end) == expected
 
 
 # -- the UTF-8 bytes lexbor parses ------------------------------------------------------------------
@@ -1318,14 +1349,14 @@ def test_compiled_utf8_encoder_equals_str_encode(text: str) -> None:
     # lone surrogates (any kind of text) are dropped, as errors="ignore" does; runs of 16+
     # characters take the ASCII fast path, the rest the character loop
     for t in (text, text * 20, "a" * 17 + text, text + "b" * 33):
-        assert compiled.utf8_ignore(t) == t.encode("utf-8", "ignore")
+        assert parse_c.utf8_ignore(t) == t.encode("utf-8", "ignore")
 
 
 @needs_compiled
 def test_compiled_utf8_encoder_equals_str_encode_on_dataset_pages(shared_data: Path) -> None:
     for name in ("scrapinghub-aeb", "l3s-gn1", "wcxb", "trafilatura-eval", "webmainbench-samples"):
         for page in load_dataset(name, limit=60):
-            assert compiled.utf8_ignore(page.html) == page.html.encode("utf-8", "ignore"), page.id
+            assert parse_c.utf8_ignore(page.html) == page.html.encode("utf-8", "ignore"), page.id
 
 
 def test_lexbor_parses_the_encoded_bytes_as_it_parses_the_text() -> None:

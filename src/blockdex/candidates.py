@@ -11,7 +11,7 @@ density, and keeps the best candidate with its siblings that score at least
 (:data:`CANDIDATE_NAMES`) for the content model's first stage. The class weights carry most of
 the signal (NOTES.md, tenth and eleventh sessions).
 
-The compiled twin (``readability_columns`` in ``blockdex._speedups``) gives the same floats.
+The compiled twin (``readability_columns`` in ``_candidates_c.pyx``) gives the same floats.
 """
 
 from __future__ import annotations
@@ -21,7 +21,10 @@ import re
 import numpy as np
 
 from blockdex.page import Block
-from blockdex.speedups import compiled
+from blockdex.speedups import twin
+
+compiled = twin(__name__)
+"""This module's compiled twin (``blockdex/_candidates_c.pyx``), or None: then the Python code runs."""
 
 CANDIDATE_NAMES: tuple[str, ...] = (
     "rd_keep",

@@ -8,7 +8,10 @@ ranges from here when this module is imported.
 
 from __future__ import annotations
 
-from blockdex.speedups import compiled
+from blockdex.speedups import twin
+
+compiled = twin(__name__)
+"""This module's compiled twin (``blockdex/_cjk_c.pyx``), or None: then the Python code runs."""
 
 CJK_RANGES: tuple[tuple[int, int], ...] = (
     (0x3040, 0x30FF),  # Hiragana, Katakana

@@ -30,7 +30,10 @@ from blockdex.parse import (
     load_json_once,
     parse_bounded,
 )
-from blockdex.speedups import compiled, lexbor
+from blockdex.speedups import lexbor, twin
+
+compiled = twin(__name__)
+"""This module's compiled twin (``blockdex/_clean_c.pyx``), or None: then the Python code runs."""
 
 
 @dataclass(frozen=True, slots=True)

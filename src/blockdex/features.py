@@ -22,7 +22,10 @@ import numpy as np
 from blockdex.candidates import CANDIDATE_NAMES, COMPILED_PARAMS, python_readability_columns
 from blockdex.cjk import CJK_CLASS
 from blockdex.page import Block, Page
-from blockdex.speedups import compiled
+from blockdex.speedups import twin
+
+compiled = twin(__name__)
+"""This module's compiled twin (``blockdex/_features_c.pyx``), or None: then the Python code runs."""
 
 # -- tables the rules read (one place each) ----------------------------------------------------
 
@@ -338,7 +341,7 @@ def _block_columns(
     index, ends a sentence, starts upper-case, split part, from a script, depth (≤ 60, / 60),
     punctuation marks, digits.
 
-    The compiled twin (``blockdex._speedups.block_columns``) fills the same matrix in one pass.
+    The compiled twin (``_features_c.block_columns``) fills the same matrix in one pass.
     """
     out = np.empty((len(blocks), 15), dtype=np.float64)
     if compiled is not None:
@@ -385,7 +388,7 @@ def _scope_columns(
     * whether it lies in the main container: the deepest element holding at least
       MAIN_CONTAINER_SHARE of the prose (the first such, in page order).
 
-    The compiled twin (``_scope_fill`` in ``blockdex._speedups``, inside
+    The compiled twin (``_scope_fill`` in ``_features_c.pyx``, inside
     ``block_feature_matrix``) runs the same loops; these run when it is absent or an element id
     does not fit 64 bits.
     """

@@ -18,7 +18,10 @@ from itertools import islice
 from selectolax.lexbor import LexborHTMLParser
 
 from blockdex.errors import EmptyInput, NotHTML, PageTooLarge
-from blockdex.speedups import compiled, lexbor
+from blockdex.speedups import lexbor, twin
+
+compiled = twin(__name__)
+"""This module's compiled twin (``blockdex/_parse_c.pyx``), or None: then the Python code runs."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,8 +43,11 @@ from selectolax.lexbor import LexborNode
 from blockdex.cjk import WORD_PATTERN
 from blockdex.page import Block, Page
 from blockdex.parse import Document, check_minimums, parse_bounded
-from blockdex.speedups import compiled, lexbor
+from blockdex.speedups import lexbor, twin
 from blockdex.units import page_units
+
+compiled = twin(__name__)
+"""This module's compiled twin (``blockdex/_segment_c.pyx``), or None: then the Python code runs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1101,7 +1104,7 @@ def _walk(
 ) -> tuple[list[_RawBlock] | list[Block], bool]:
     """The raw blocks of ``root``'s subtree (root included) and whether the deadline hit.
 
-    Uses the compiled walk (``blockdex._speedups``, the same rules over lexbor's nodes) when it
+    Uses the compiled walk (``_segment_c.walk``, the same rules over lexbor's nodes) when it
     is built and reads this selectolax's tree correctly: its raw blocks are ``Block`` objects
     whose index :func:`_number_blocks` sets. :class:`_Walker` (``_RawBlock``) otherwise.
     """

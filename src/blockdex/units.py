@@ -43,7 +43,10 @@ from urllib.parse import unquote, urlsplit
 
 from blockdex.cjk import WORD_PATTERN
 from blockdex.parse import check_minimums
-from blockdex.speedups import compiled, lexbor
+from blockdex.speedups import lexbor, twin
+
+compiled = twin(__name__)
+"""This module's compiled twin (``blockdex/_units_c.pyx``), or None: then the Python code runs."""
 
 if TYPE_CHECKING:
     from blockdex.page import Block, Page

@@ -35,8 +35,11 @@ from blockdex.features import (
     in_family,
 )
 from blockdex.page import Page, Selection
-from blockdex.speedups import compiled
+from blockdex.speedups import twin
 from blockdex.units import content_counts, missed_story_found, titled_story
+
+compiled = twin(__name__)
+"""This module's compiled twin (``blockdex/predict/_content_c.pyx``), or None: then the Python code runs."""
 
 MODEL_RESOURCE = "content_model.json"
 AD_LABELS = frozenset(
@@ -76,7 +79,7 @@ for them halves stage-2 work. ``ContentPredictor(exact=True)`` runs stage 2 on e
 
 
 _NODE_DTYPE = np.dtype([("threshold", "<f4"), ("feature", "<u2"), ("right", "<u2")])
-"""The compiled evaluation's node (blockdex._speedups.forest_raw): 8 bytes. Trees are laid out
+"""The compiled evaluation's node (``_content_c.forest_raw``): 8 bytes. Trees are laid out
 in preorder, so a node's left child (``x <= threshold``) is the next node and only the offset to
 the right child is stored; a leaf has offset 0 and a NaN threshold (no value is <= NaN), so a walk
 that reaches it stays there for the levels that are left."""

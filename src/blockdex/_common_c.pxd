@@ -1,0 +1,63 @@
+# cython: language_level=3
+"""Helpers shared by several compiled twins that are not about lexbor (declarations of
+``blockdex._common_c``): ``__slots__`` fields of blockdex's block classes read and written by
+offset, checked C allocation, an open-addressing slot lookup, the dense numbering of the blocks'
+scope ids, and the fused character type of ``str`` data.
+"""
+
+from cpython.ref cimport PyObject, Py_INCREF, Py_XDECREF
+from libc.stdlib cimport malloc, calloc
+
+cdef extern from "Python.h":
+    long long PyLong_AsLongLongAndOverflow(object obj, int *overflow) except? -1
+
+ctypedef fused _char_t:
+    unsigned char
+    unsigned short
+    unsigned int
+
+# blockdex.page.Block's slot offsets in _common_c.BLOCK_FIELDS' order, read by _load_block_offsets
+cdef Py_ssize_t _block_off[15]
+
+cdef Py_ssize_t _slot_offset(type cls, str name) except -1
+cdef int _load_block_offsets(type block_cls) except -1
+cdef Py_ssize_t _number_scopes(
+    list scopes, Py_ssize_t total, Py_ssize_t *off, Py_ssize_t *ids
+) except -1
+
+
+cdef inline PyObject **_slot(object obj, Py_ssize_t offset) noexcept:
+    return <PyObject **> ((<char *> <PyObject *> obj) + offset)
+
+
+cdef inline object _field(object obj, Py_ssize_t offset):
+    """The object in the slot at ``offset`` of ``obj`` (AttributeError when unset)."""
+    cdef PyObject *v = _slot(obj, offset)[0]
+    if v == NULL:
+        raise AttributeError(f"{type(obj).__name__} slot at {offset} is not set")
+    return <object> v
+
+
+cdef inline void _put(object obj, Py_ssize_t offset, object value) noexcept:
+    cdef PyObject **p = _slot(obj, offset)
+    Py_INCREF(value)
+    Py_XDECREF(p[0])
+    p[0] = <PyObject *> value
+
+
+cdef inline Py_ssize_t _id_slot(
+    const long long *keys, const char *used, Py_ssize_t mask, long long key
+) noexcept nogil:
+    """The slot of ``key`` in an open-addressing table (its own, or the empty one it goes to)."""
+    cdef unsigned long long h = <unsigned long long> key * 0x9E3779B97F4A7C15ULL
+    cdef Py_ssize_t k = <Py_ssize_t> ((h >> 17) & <unsigned long long> mask)
+    while used[k] and keys[k] != key:
+        k = (k + 1) & mask
+    return k
+
+
+cdef inline void *_alloc(size_t size, bint zero) except NULL:
+    cdef void *p = calloc(size if size else 1, 1) if zero else malloc(size if size else 1)
+    if p == NULL:
+        raise MemoryError()
+    return p

@@ -1,0 +1,123 @@
+# cython: language_level=3
+"""Helpers shared by several compiled twins that are not about lexbor (declared in
+``_common_c.pxd``; not a twin of a Python module): ``blockdex.page.Block``'s slot offsets
+(``BLOCK_FIELDS``), the slot offset of any ``__slots__`` field, and the dense numbering of the
+blocks' scope ids (``_number_scopes``, which readability's columns and the scope feature columns
+share).
+"""
+
+cimport cython
+from libc.stdint cimport uintptr_t
+from libc.stdlib cimport malloc, calloc, free, realloc
+from libc.string cimport memchr, memset, memcpy, memcmp
+from cpython.ref cimport PyObject, Py_INCREF, Py_XDECREF
+from cpython.unicode cimport (
+    PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_DecodeUTF8,
+    PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ,
+)
+from blockdex._common_c cimport _alloc, _id_slot, PyLong_AsLongLongAndOverflow
+import types as _types
+
+BLOCK_FIELDS = (
+    "index", "tag", "html", "text", "chain", "path", "attrs", "depth", "link_chars", "n_links",
+    "split", "source", "attributes", "scope", "scope_attrs",
+)
+"""The fields of ``blockdex.page.Block`` that :func:`block_from_raw` sets (a test compares)."""
+
+
+cdef extern from "structmember.h":
+    ctypedef struct PyMemberDef:
+        int type
+        Py_ssize_t offset
+
+cdef extern from "Python.h":
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef *d_member
+
+cdef enum:
+    T_OBJECT_EX = 16  # structmember.h: an object slot; NULL reads as AttributeError
+
+cdef extern from *:
+    """
+    static inline void *bd_tuple_item(PyObject *t, Py_ssize_t i) {
+        return (void *) PyTuple_GET_ITEM(t, i);
+    }
+    """
+    void *bd_tuple_item(object t, Py_ssize_t i)
+
+cdef object _block_offsets_for = None  # the Block class _block_off was read from
+
+cdef Py_ssize_t _slot_offset(type cls, str name) except -1:
+    """Where ``cls``'s ``__slots__`` attribute ``name`` sits in its instances."""
+    d = cls.__dict__.get(name)
+    if type(d) is not _types.MemberDescriptorType:
+        raise TypeError(f"{cls.__name__}.{name} is not a slot")
+    cdef PyMemberDef *m = (<PyMemberDescrObject *> d).d_member
+    if m.type != T_OBJECT_EX:
+        raise TypeError(f"{cls.__name__}.{name} is not an object slot")
+    return m.offset
+
+
+cdef int _load_block_offsets(type block_cls) except -1:
+    """Read the block class's slot offsets, unless they are the ones already read."""
+    global _block_offsets_for
+    cdef Py_ssize_t i
+    if _block_offsets_for is block_cls:
+        return 0
+    for i in range(15):
+        _block_off[i] = _slot_offset(block_cls, BLOCK_FIELDS[i])
+    _block_offsets_for = block_cls
+    return 0
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef Py_ssize_t _number_scopes(
+    list scopes, Py_ssize_t total, Py_ssize_t *off, Py_ssize_t *ids
+) except -1:
+    """Dense numbers of the blocks' scope elements in order of first appearance, through a C
+    hash table: block i's are ``ids[off[i]:off[i + 1]]`` (``off``: one entry more than there
+    are blocks; ``ids``: ``total`` entries, the scopes' lengths summed). An id object that the
+    previous block's scope holds at the same place takes that block's number without a lookup.
+    Returns how many elements there are. An id past 64 bits (never, for node addresses) raises
+    OverflowError."""
+    cdef Py_ssize_t n = len(scopes), i, k, d, slot, n_ids = 0, size = 8, mask
+    cdef int overflow = 0
+    cdef long long v
+    cdef tuple sc, prev = ()
+    cdef long long *keys = NULL
+    cdef signed char *used = NULL
+    cdef Py_ssize_t *slot_id = NULL
+    while size < 2 * total + 2:
+        size *= 2
+    mask = size - 1
+    try:
+        keys = <long long *> _alloc(size * sizeof(long long), False)
+        used = <signed char *> _alloc(size, True)
+        slot_id = <Py_ssize_t *> _alloc(size * sizeof(Py_ssize_t), False)
+        off[0] = 0
+        for i in range(n):
+            sc = <tuple> scopes[i]
+            d = off[i]
+            for k in range(len(sc)):
+                if k < len(prev) and bd_tuple_item(sc, k) == bd_tuple_item(prev, k):
+                    ids[d] = ids[off[i - 1] + k]
+                    d += 1
+                    continue
+                v = PyLong_AsLongLongAndOverflow(sc[k], &overflow)
+                if overflow:
+                    raise OverflowError("a scope element id does not fit 64 bits")
+                slot = _id_slot(keys, <const char *> used, mask, v)
+                if not used[slot]:
+                    used[slot] = 1
+                    keys[slot] = v
+                    slot_id[slot] = n_ids
+                    n_ids += 1
+                ids[d] = slot_id[slot]
+                d += 1
+            off[i + 1] = d
+            prev = sc
+    finally:
+        free(keys)
+        free(used)
+        free(slot_id)
+    return n_ids

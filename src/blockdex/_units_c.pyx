@@ -1,0 +1,224 @@
+# cython: language_level=3
+"""Compiled twin of ``blockdex/units.py`` (optional; built by ``pip install``).
+
+* :func:`unit_walk` — ``units._survey`` and ``units._big_elements`` in one walk over lexbor's
+  tree.
+* :func:`mark_ranges` — ``units._mark_ranges``: the blocks each marked element holds, through
+  lexbor's parent pointers.
+
+Each gives what its pure-Python twin gives (tests/test_speedups.py compares them); blockdex uses
+the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` forces it.
+"""
+
+cimport cython
+from libc.stdint cimport uintptr_t
+from libc.stdlib cimport malloc, calloc, free, realloc
+from libc.string cimport memchr, memset, memcpy, memcmp
+from cpython.ref cimport PyObject, Py_INCREF, Py_XDECREF
+from cpython.unicode cimport (
+    PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_DecodeUTF8,
+    PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ,
+)
+from blockdex._lexbor_c cimport (
+    NODE_ELEMENT, NODE_TEXT, SMALL_TAG_IDS, TAG_TEXT, _TagKinds, _ascii_ieq, _attr, _attr_first,
+    _attr_next, _attr_qname, _attr_value, _decode, _deep_text, _find_attr, _following,
+    _holds_any, _node_remove, _qualified_name, _tag, _text, _text_nodes, bd_chardata, bd_node,
+    bd_node_ns, memmem,
+)
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def mark_ranges(list element_ids, list marks):
+    """``blockdex.units._mark_ranges``: for each element id of ``marks`` (sorted ``mem_id``\ s of
+    a live tree), ``[first, last]`` positions in ``element_ids`` (``mem_id``\ s of the same tree,
+    or None) whose element is that element or lies inside it. Each element's ancestors are
+    walked up through lexbor's parent pointers, marks found by binary search: no Python object
+    per ancestor. Call only when :func:`lexbor_ready` is True."""
+    cdef Py_ssize_t n_marks = len(marks), n = len(element_ids), i, lo, hi, mid
+    cdef uintptr_t key
+    cdef uintptr_t *sorted_marks
+    cdef Py_ssize_t *first
+    cdef Py_ssize_t *last
+    cdef bd_node *node
+    out = {}
+    if n_marks == 0:
+        return out
+    sorted_marks = <uintptr_t *> malloc(n_marks * sizeof(uintptr_t))
+    first = <Py_ssize_t *> malloc(n_marks * sizeof(Py_ssize_t))
+    last = <Py_ssize_t *> malloc(n_marks * sizeof(Py_ssize_t))
+    if sorted_marks == NULL or first == NULL or last == NULL:
+        free(sorted_marks)
+        free(first)
+        free(last)
+        raise MemoryError()
+    try:
+        for i in range(n_marks):
+            sorted_marks[i] = <uintptr_t> marks[i]
+            first[i] = -1
+            last[i] = -1
+            if i and sorted_marks[i] <= sorted_marks[i - 1]:
+                raise ValueError("marks must be sorted and distinct")
+        for i in range(n):
+            eid = element_ids[i]
+            if eid is None:
+                continue
+            node = <bd_node *> <uintptr_t> eid
+            while node != NULL:
+                key = <uintptr_t> node
+                lo = 0
+                hi = n_marks
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if sorted_marks[mid] < key:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                if lo < n_marks and sorted_marks[lo] == key:
+                    if first[lo] < 0:
+                        first[lo] = i
+                    last[lo] = i
+                node = node.parent
+        for i in range(n_marks):
+            if first[i] >= 0:
+                out[marks[i]] = [first[i], last[i]]
+    finally:
+        free(sorted_marks)
+        free(first)
+        free(last)
+    return out
+
+
+cdef void _role_and_itemtype(bd_node *node, void **role, void **itemtype) noexcept:
+    """The element's ``role`` and ``itemtype`` attributes (NULL when absent), in one pass over
+    its attributes (ASCII case ignored, the first of each name, as selectolax reads them)."""
+    cdef size_t n = 0
+    cdef const unsigned char *name
+    cdef void *attr = _attr_first(<void *> node)
+    role[0] = NULL
+    itemtype[0] = NULL
+    while attr != NULL:
+        name = _attr_qname(attr, &n)
+        if name != NULL:
+            if n == 4 and role[0] == NULL and _ascii_ieq(<const unsigned char *> b"role", name, 4):
+                role[0] = attr
+            elif n == 8 and itemtype[0] == NULL and _ascii_ieq(
+                <const unsigned char *> b"itemtype", name, 8
+            ):
+                itemtype[0] = attr
+        attr = _attr_next(attr)
+
+
+cdef str _attr_text(void *attr):
+    cdef size_t n = 0
+    cdef const unsigned char *value
+    if attr == NULL:
+        return None
+    value = _attr_value(attr, &n)
+    return _decode(value, n) if value != NULL else None
+
+
+def unit_walk(uintptr_t root_id, list heading_ids, double min_share):
+    """``blockdex.units._survey`` and ``blockdex.units._big_elements`` in one walk below the
+    root (a ``mem_id``): ``(candidates, chains, big)``.
+
+    ``candidates``: the elements that may declare an article, in document order, as ``(mem_id,
+    tag, role, itemtype)`` (``article``/``main`` elements and any element with a ``role`` or
+    ``itemtype`` attribute; None for a missing attribute). ``chains``: for each element of
+    ``heading_ids``, the ids from the root down to it. ``big``: the elements holding at least
+    ``min_share`` of the root's text (UTF-8 bytes of text nodes), in document order, as
+    ``(mem_id, parent mem_id, tag, class)``; open elements sit on a C stack and add their text
+    to their parent's when they close. Call only when :func:`lexbor_ready` is True."""
+    cdef bd_node *root = <bd_node *> root_id
+    cdef bd_node *node
+    cdef bd_node *only
+    cdef _TagKinds kinds = _TagKinds({"article": 1, "main": 2})
+    cdef int kind
+    cdef void *role_attr
+    cdef void *type_attr
+    cdef size_t total = 0, threshold
+    cdef Py_ssize_t parts = _text_nodes(root, &total, <bd_chardata **> &only)
+    cdef Py_ssize_t top = 0, room = 64, order = 0
+    cdef bd_node **open_nodes
+    cdef size_t *acc
+    cdef Py_ssize_t *opened
+    cdef bd_node **grown_nodes
+    cdef size_t *grown_acc
+    cdef Py_ssize_t *grown_opened
+    candidates = []
+    found = []
+    threshold = <size_t> (min_share * total) if total else 0
+    open_nodes = <bd_node **> malloc(room * sizeof(bd_node *))
+    acc = <size_t *> malloc(room * sizeof(size_t))
+    opened = <Py_ssize_t *> malloc(room * sizeof(Py_ssize_t))
+    if open_nodes == NULL or acc == NULL or opened == NULL:
+        free(open_nodes)
+        free(acc)
+        free(opened)
+        raise MemoryError()
+    try:
+        open_nodes[0] = root
+        acc[0] = 0
+        opened[0] = -1
+        node = _following(root, root)
+        while True:
+            # close the open elements that are not the next node's ancestors
+            while top > 0 and (node == NULL or open_nodes[top] != node.parent):
+                acc[top - 1] += acc[top]
+                if total and acc[top] >= threshold:
+                    found.append((
+                        opened[top], <uintptr_t> open_nodes[top],
+                        <uintptr_t> open_nodes[top].parent, _tag(open_nodes[top]),
+                        _attr(open_nodes[top], b"class"),
+                    ))
+                top -= 1
+            if node == NULL:
+                break
+            if node.type == NODE_TEXT and (<bd_chardata *> node).data.data != NULL:
+                acc[top] += (<bd_chardata *> node).data.length
+            elif node.type == NODE_ELEMENT:
+                kind = kinds.of(node)
+                _role_and_itemtype(node, &role_attr, &type_attr)
+                if kind or role_attr != NULL or type_attr != NULL:
+                    candidates.append((
+                        <uintptr_t> node,
+                        "article" if kind == 1 else ("main" if kind == 2 else ""),
+                        _attr_text(role_attr), _attr_text(type_attr),
+                    ))
+                if node.first_child != NULL:
+                    top += 1
+                    if top == room:
+                        room *= 2
+                        grown_nodes = <bd_node **> realloc(open_nodes, room * sizeof(bd_node *))
+                        if grown_nodes == NULL:
+                            raise MemoryError()
+                        open_nodes = grown_nodes
+                        grown_acc = <size_t *> realloc(acc, room * sizeof(size_t))
+                        if grown_acc == NULL:
+                            raise MemoryError()
+                        acc = grown_acc
+                        grown_opened = <Py_ssize_t *> realloc(opened, room * sizeof(Py_ssize_t))
+                        if grown_opened == NULL:
+                            raise MemoryError()
+                        opened = grown_opened
+                    open_nodes[top] = node
+                    acc[top] = 0
+                    opened[top] = order
+                order += 1
+            node = _following(node, root)
+    finally:
+        free(open_nodes)
+        free(acc)
+        free(opened)
+    found.sort()
+    chains = []
+    for hid in heading_ids:
+        chain = []
+        node = <bd_node *> <uintptr_t> hid
+        while node != NULL:
+            chain.append(<uintptr_t> node)
+            if node == root:
+                break
+            node = node.parent
+        chain.reverse()
+        chains.append(chain)
+    return candidates, chains, [row[1:] for row in found]
