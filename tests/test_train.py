@@ -127,3 +127,31 @@ def test_fewer_than_one_threshold_repeat_is_a_clear_error(tmp_path: Path, capsys
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert err.startswith("blockdex: error:") and "threshold_repeats" in err
+
+
+def test_a_model_trained_with_unit_columns_reads_them_at_run_time(
+    shared_data: Path, article_html: str
+) -> None:
+    from blockdex.features import FEATURE_NAMES
+    from blockdex.train import TrainConfig, collect, train
+    from blockdex.units import UNIT_COLUMN_NAMES
+
+    data = collect(("scrapinghub-aeb",), "train", max_pages=12, progress=False, unit_columns=True)
+    assert data[0].X.shape[1] == len(FEATURE_NAMES) + len(UNIT_COLUMN_NAMES)
+    cfg = TrainConfig(
+        datasets=("scrapinghub-aeb",), n_trees=4, threshold_repeats=1, unit_columns=True
+    )
+    result = train(cfg, data)
+    assert result.model["features"] == [*FEATURE_NAMES, *UNIT_COLUMN_NAMES]
+    assert result.model["config"]["unit_columns"] is True
+    model = ContentModel(result.model)
+    assert model.unit_columns
+    probs = model.probabilities(segment(article_html))
+    assert probs.shape[0] > 0 and np.isfinite(probs).all()
+    # the shipped model has no unit columns, and its config does not name the option
+    shipped = ContentModel.load()
+    assert not shipped.unit_columns
+    plain = train(
+        TrainConfig(datasets=("scrapinghub-aeb",), n_trees=4, threshold_repeats=1, max_pages=12)
+    )
+    assert "unit_columns" not in plain.model["config"]

@@ -264,3 +264,26 @@ def test_the_site_named_piece_of_a_title_is_not_the_story() -> None:
     assert title_variants(f"Newsroom - {story}", apple)[1] == story
     # when every piece looks like the site, the longest is still taken
     assert title_variants("Apple - Apple Store", apple)[1] == "Apple Store"
+
+
+def test_unit_columns_mark_the_primary_story_and_its_rivals() -> None:
+    from blockdex.units import UNIT_COLUMN_NAMES, unit_columns
+
+    body = "The council voted to rebuild the old harbour wall before the winter storms. " * 6
+    other = "A new bakery opened on the high street, selling bread made with local flour. " * 6
+    html = (
+        "<title>Harbour wall to be rebuilt | Town News</title>"
+        "<article><h1>Harbour wall to be rebuilt</h1><p>" + body + "</p></article>"
+        "<article><h1>Bakery opens on the high street</h1><p>" + other + "</p></article>"
+    )
+    page = blockdex.segment(html)
+    cols = unit_columns(page)
+    assert cols.shape == (len(page.blocks), len(UNIT_COLUMN_NAMES))
+    texts = [b.text for b in page.blocks]
+    own = texts.index("Harbour wall to be rebuilt")
+    rival = texts.index("Bakery opens on the high street")
+    assert cols[own].tolist()[:2] == [1.0, 0.0] and cols[own + 1, 0] == 1.0
+    assert cols[rival].tolist()[:2] == [0.0, 1.0] and cols[rival + 1, 1] == 1.0
+    assert cols[own, 2] == 1.0 and cols[rival, 2] < 0.5  # the headlines' title match
+    assert 0.3 < cols[own, 3] < 0.7  # each story holds about half the page's text
+    assert not unit_columns(blockdex.segment("<p>No units on this page at all.</p>")).any()

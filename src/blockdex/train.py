@@ -94,6 +94,10 @@ class TrainConfig:
     F1 is flat from 0.50 to 0.55 (0.8950, 0.8949) and lower at 0.45 and 0.60 (thirteenth
     session)."""
     max_pages: int | None = None
+    unit_columns: bool = False
+    """Give stage 1 the page's unit columns too (:data:`blockdex.units.UNIT_COLUMN_NAMES`: in
+    the primary article, in a rival story, the unit headline's title match, its share of the
+    page). An experiment for leave-one-dataset-out (issue 29): the shipped model has none."""
 
     def __post_init__(self) -> None:
         check_minimums(self, {"threshold_repeats": 1})
@@ -142,7 +146,18 @@ def _snippet_labels(seg: Any, page: EvalPage) -> tuple[np.ndarray, np.ndarray] |
     return (share, known) if known.any() else None
 
 
-def page_data(page: EvalPage, extractor: Any) -> PageData | None:
+def model_features(page: Any, unit_columns: bool = False) -> np.ndarray:
+    """Stage 1's input for ``page``: :func:`block_features`, then with ``unit_columns`` the
+    columns of :func:`blockdex.units.unit_columns`."""
+    X = block_features(page)
+    if not unit_columns:
+        return X
+    from blockdex.units import unit_columns as columns
+
+    return np.ascontiguousarray(np.hstack([X, columns(page)]), dtype=np.float32)
+
+
+def page_data(page: EvalPage, extractor: Any, unit_columns: bool = False) -> PageData | None:
     """Segment, featurise and label one page (None when it has no usable ground truth)."""
     has_text = page.ground_truth is not None  # "" is a label too: a page without content
     if not has_text and not page.with_snippets:
@@ -160,7 +175,7 @@ def page_data(page: EvalPage, extractor: Any) -> PageData | None:
         return PageData(
             id=page.id,
             dataset=page.dataset,
-            X=block_features(seg),
+            X=model_features(seg, unit_columns),
             groups=block_groups(seg),
             share=labels[0],
             block_tokens=[word_tokens(b.text) for b in seg.blocks],
@@ -170,7 +185,7 @@ def page_data(page: EvalPage, extractor: Any) -> PageData | None:
     return PageData(
         id=page.id,
         dataset=page.dataset,
-        X=block_features(seg),
+        X=model_features(seg, unit_columns),
         groups=block_groups(seg),
         share=np.asarray(block_labels(seg, page.ground_truth), dtype=np.float32),
         block_tokens=[word_tokens(b.text) for b in seg.blocks],
@@ -179,9 +194,14 @@ def page_data(page: EvalPage, extractor: Any) -> PageData | None:
 
 
 def collect(
-    datasets: tuple[str, ...], split: str, max_pages: int | None = None, progress: bool = True
+    datasets: tuple[str, ...],
+    split: str,
+    max_pages: int | None = None,
+    progress: bool = True,
+    unit_columns: bool = False,
 ) -> list[PageData]:
-    """Training pages of ``datasets`` restricted to ``split`` (``train``, ``dev`` or ``all``)."""
+    """Training pages of ``datasets`` restricted to ``split`` (``train``, ``dev`` or ``all``);
+    ``unit_columns`` adds :func:`blockdex.units.unit_columns` to their features."""
     from tqdm import tqdm
 
     from blockdex.extract import Extractor
@@ -193,7 +213,7 @@ def collect(
         if max_pages:
             pages = pages[:max_pages]
         for page in tqdm(pages, desc=f"featurising {name}", disable=not progress, file=sys.stderr):
-            d = page_data(page, ex)
+            d = page_data(page, ex, unit_columns)
             if d is not None:
                 out.append(d)
     return out
@@ -389,7 +409,7 @@ def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
         raise MissingExtra("lightgbm", "train", "training the main-content model") from None
     t0 = time.perf_counter()
     if data is None:
-        data = collect(cfg.datasets, cfg.split, cfg.max_pages)
+        data = collect(cfg.datasets, cfg.split, cfg.max_pages, unit_columns=cfg.unit_columns)
     if not data:
         raise BlockdexError("no training pages with ground truth were found")
     X = np.vstack([d.X for d in data])
@@ -412,7 +432,12 @@ def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
         for name, pages in sorted(_full_pages_by_dataset(data).items())
     }
     imp = stage2.feature_importance("gain")
-    names = [*FEATURE_NAMES, *CONTEXT_NAMES]
+    stage1_names = list(FEATURE_NAMES)
+    if X.shape[1] > len(FEATURE_NAMES):  # collected with unit columns
+        from blockdex.units import UNIT_COLUMN_NAMES
+
+        stage1_names += UNIT_COLUMN_NAMES
+    names = [*stage1_names, *CONTEXT_NAMES]
     top = sorted(zip(names, imp, strict=True), key=lambda kv: -kv[1])[:15]
     report = {
         "pages": len(data),
@@ -431,13 +456,17 @@ def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
     model = {
         "format": "blockdex-content-model",
         "version": 1,
-        "features": list(FEATURE_NAMES),
+        "features": stage1_names,
         "context_features": list(CONTEXT_NAMES),
         "threshold": t2,
         "stage1": export_booster(stage1),
         "stage2": export_booster(stage2),
         "trained_on": list(cfg.datasets),
-        "config": {k: v for k, v in asdict(cfg).items() if k != "datasets"},
+        "config": {
+            k: v
+            for k, v in asdict(cfg).items()
+            if k != "datasets" and not (k == "unit_columns" and not v)
+        },
         "report": report,
     }
     return TrainResult(model=model, report=report)

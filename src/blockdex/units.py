@@ -41,6 +41,8 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import unquote, urlsplit
 
+import numpy as np
+
 from blockdex.cjk import WORD_PATTERN
 from blockdex.parse import check_minimums
 from blockdex.speedups import lexbor, twin
@@ -1185,3 +1187,46 @@ def named_unit(page: Page, query: str, cfg: UnitConfig = DEFAULT_UNITS) -> Named
     if section is None:
         return None
     return NamedUnit("section", section.start - first, section.end - first, pos, score)
+
+
+# -- unit columns for the content model (an experiment: TrainConfig.unit_columns) --------------
+
+UNIT_COLUMN_NAMES: tuple[str, ...] = (
+    "unit_primary",
+    "unit_rival",
+    "unit_title_match",
+    "unit_share",
+)
+"""Per block: inside the primary article unit (1/0); inside a rival article unit, another story
+(1/0); how well the headline of the smallest article unit holding it matches the page's title
+sources (0 without one); that unit's share of the page's characters (0 without one)."""
+
+
+def unit_columns(page: Page) -> np.ndarray:
+    """The ``(n_blocks, len(UNIT_COLUMN_NAMES))`` float32 matrix of :data:`UNIT_COLUMN_NAMES`."""
+    blocks = page.blocks
+    out = np.zeros((len(blocks), len(UNIT_COLUMN_NAMES)), dtype=np.float32)
+    if not blocks or not page.units:
+        return out
+    first = blocks[0].index
+    sizes = np.array([len(b.text) for b in blocks], dtype=np.float64)
+    total = float(sizes.sum()) or 1.0
+    cum = np.concatenate([[0.0], np.cumsum(sizes)])
+    primary = page.primary
+    sources = page_title(page).words
+    for u in page.units:  # outer first: an inner unit's values overwrite its container's
+        if u.kind != "article":
+            continue
+        a, b = u.start - first, u.end - first + 1
+        if a < 0 or b > len(blocks) or a >= b:
+            continue
+        match = 0.0
+        if u.heading is not None and 0 <= u.heading - first < len(blocks):
+            match = title_match(blocks[u.heading - first].text, sources)
+        out[a:b, 2] = match
+        out[a:b, 3] = (cum[b] - cum[a]) / total
+        if u.id == primary.unit:
+            out[a:b, 0] = 1.0
+        if u.id in primary.rivals:
+            out[a:b, 1] = 1.0
+    return out

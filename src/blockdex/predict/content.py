@@ -202,9 +202,14 @@ class ContentModel:
     def __init__(self, spec: dict[str, Any]) -> None:
         if spec.get("format") != "blockdex-content-model":
             raise BlockdexError("not a blockdex content model (missing format marker)")
-        if tuple(spec["features"]) != FEATURE_NAMES or tuple(spec["context_features"]) != (
-            CONTEXT_NAMES
-        ):
+        from blockdex.units import UNIT_COLUMN_NAMES
+
+        features = tuple(spec["features"])
+        self.unit_columns = features == (*FEATURE_NAMES, *UNIT_COLUMN_NAMES)
+        """Whether stage 1 reads the page's unit columns too (``TrainConfig.unit_columns``)."""
+        if (features != FEATURE_NAMES and not self.unit_columns) or tuple(
+            spec["context_features"]
+        ) != CONTEXT_NAMES:
             raise BlockdexError(
                 "the content model was trained with other features than this blockdex computes; "
                 "retrain it with 'blockdex train'"
@@ -234,7 +239,12 @@ class ContentModel:
         """
         if not page.blocks:
             return np.zeros(0)
-        X = block_features(page)
+        if self.unit_columns:
+            from blockdex.train import model_features
+
+            X = model_features(page, unit_columns=True)
+        else:
+            X = block_features(page)
         p1 = self.stage1.predict(X)
         if confident is not None and compiled is not None and self.stage2._packed is not None:
             # the unsure blocks' stage-2 rows in one compiled call (no context columns for
