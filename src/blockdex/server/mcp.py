@@ -37,7 +37,7 @@ try:
     from mcp.server.mcpserver.exceptions import ToolError
     from pydantic import Field
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise MissingExtra(exc.name or "mcp", "mcp", "blockdex mcp") from None
+    raise MissingExtra("mcp", "mcp", "blockdex mcp") from None
 
 log = logging.getLogger("blockdex.mcp")
 
