@@ -36,7 +36,7 @@ try:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from pydantic import Field
-except ImportError as exc:  # pragma: no cover - exercised only without the extra
+except ImportError:  # pragma: no cover - exercised only without the extra
     raise MissingExtra("mcp", "mcp", "blockdex mcp") from None
 
 log = logging.getLogger("blockdex.mcp")
