@@ -38,9 +38,6 @@ from blockdex.server.service import (
     ServerConfig,
     Service,
     error_body,
-    explain_request,
-    extract_batch,
-    extract_result,
     parse_extract_request,
     query_flag,
 )
@@ -82,9 +79,7 @@ class BlockdexServer:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.service = Service(config)
-        self.fetch_config = self.service.fetch_config
         self.limiter = self.service.limiter
-        self.extractors = self.service.extractors
         self.metrics = Metrics()
         self.schema = openapi_schema(config)
 
@@ -98,10 +93,6 @@ class BlockdexServer:
         if exc.http_status == 503:
             headers["Retry-After"] = str(self.config.retry_after)
         return JSONResponse(error_body(exc), status_code=exc.http_status, headers=headers)
-
-    async def run_limited(self, job: Callable[[], Any]) -> Any:
-        """Run ``job`` under the service's slots and time limit (503 / 504)."""
-        return await self.service.run(job)
 
     async def read_body(self, request: Request) -> bytes:
         """The request body, refused with 413 past ``max_body_bytes`` (without reading it all)."""
@@ -167,9 +158,7 @@ class BlockdexServer:
             )
         else:
             req = parse_extract_request(await self.read_json(request))
-        result = await self.run_limited(
-            lambda: extract_result(req, self.fetch_config, self.extractors)
-        )
+        result = await self.service.run(lambda: self.service.extract(req))
         return JSONResponse(result)
 
     async def extract_batch(self, request: Request) -> Response:
@@ -201,9 +190,7 @@ class BlockdexServer:
         t0 = time.perf_counter()
         # a little before the request's own limit, so finished pages are returned, not a 504
         deadline = time.monotonic() + 0.9 * self.config.time_limit
-        results = await self.run_limited(
-            lambda: extract_batch(items, self.fetch_config, self.extractors, deadline)
-        )
+        results = await self.service.run(lambda: self.service.extract_many(items, deadline))
         return JSONResponse(
             {"results": results, "timings": {"total": round((time.perf_counter() - t0) * 1000, 3)}}
         )
@@ -232,12 +219,12 @@ class BlockdexServer:
         retain = params.get("links", "0").lower() in ("1", "true", "yes")
 
         def job() -> str:
-            result = explain_request(req, self.fetch_config, self.extractors)
+            result = self.service.explain(req)
             if fmt == "markdown":
                 return result.explanation.markdown
             return proxy_document(result, retain_links=retain)
 
-        out = await self.run_limited(job)
+        out = await self.service.run(job)
         if fmt == "markdown":
             return PlainTextResponse(out, media_type="text/markdown; charset=utf-8")
         return HTMLResponse(out)
@@ -250,10 +237,10 @@ class BlockdexServer:
         req = parse_extract_request(await self.read_json(request))
 
         def job() -> str:
-            result = explain_request(req, self.fetch_config, self.extractors)
+            result = self.service.explain(req)
             return render_fragment(result.explanation, source=req.url or req.base_url)
 
-        return HTMLResponse(await self.run_limited(job))
+        return HTMLResponse(await self.service.run(job))
 
     async def explorer(self, request: Request) -> Response:
         from starlette.responses import HTMLResponse
@@ -268,12 +255,12 @@ class BlockdexServer:
             req = parse_extract_request(form_payload(fields))
 
             def job() -> str:
-                result = explain_request(req, self.fetch_config, self.extractors)
+                result = self.service.explain(req)
                 return render_fragment(
                     result.explanation, source=req.url or req.base_url or "pasted HTML"
                 )
 
-            fragment = await self.run_limited(job)
+            fragment = await self.service.run(job)
             return HTMLResponse(explorer_page(fields, fragment))
         except BlockdexError as exc:
             self.metrics.error("/", exc.kind)

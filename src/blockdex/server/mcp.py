@@ -26,10 +26,7 @@ from blockdex.server.service import (
     PageCache,
     ServerConfig,
     Service,
-    extract_result,
-    page_blocks,
     parse_extract_request,
-    select_blocks,
 )
 
 try:
@@ -135,18 +132,15 @@ def _payload(**fields: Any) -> dict[str, Any]:
 
 
 def create_mcp_server(
-    config: ServerConfig | None = None,
-    *,
-    service: Service | None = None,
-    log_level: str = "WARNING",
+    config: ServerConfig | None = None, *, log_level: str = "WARNING"
 ) -> tuple[MCPServer, Service]:
-    """The MCP server and the (started) service its tools run on; stop the service when done."""
+    """The MCP server and the (started) service its tools run on; stop the service when done.
+    The service fetches through a :class:`PageCache` (see the module's docs)."""
     from blockdex import __version__
 
-    service = service or Service(config or ServerConfig())
-    if service.executor is None:
-        service.start()
-    cache = PageCache(max_bytes=4 * service.config.max_page_bytes)
+    config = config or ServerConfig()
+    service = Service(config, fetch=PageCache(max_bytes=4 * config.max_page_bytes))
+    service.start()
     server = MCPServer(
         "blockdex",
         title="blockdex",
@@ -219,9 +213,7 @@ def create_mcp_server(
                 favor=favor,
             )
         )
-        result = await call(
-            lambda: extract_result(req, service.fetch_config, service.extractors, cache)
-        )
+        result = await call(lambda: service.extract(req))
         content = result["content"]
         if not isinstance(content, str):  # json: the whole body, not only the content
             import json
@@ -260,9 +252,7 @@ def create_mcp_server(
         max_length: MaxLength = DEFAULT_MAX_LENGTH,
     ) -> str:
         req = request(_payload(url=url, html=html, base_url=base_url, query=query, links=links))
-        result = await call(
-            lambda: page_blocks(req, service.fetch_config, service.extractors, cache)
-        )
+        result = await call(lambda: service.blocks(req))
         kept = "relevant to the query" if req.query else "main content"
         head = (
             f"title: {result['title'] or '(none)'}\n"
@@ -305,9 +295,7 @@ def create_mcp_server(
                 url=url, html=html, base_url=base_url, format=format, links=links, images=images
             )
         )
-        result = await call(
-            lambda: select_blocks(req, intervals, service.fetch_config, service.extractors, cache)
-        )
+        result = await call(lambda: service.select(req, intervals))
         content = result["content"]
         if not content.strip():
             return f"[blockdex: blocks {result['indices']} hold no text]"

@@ -1,10 +1,10 @@
 """The service layer under every transport (HTTP in :mod:`.http`, MCP in :mod:`.mcp`).
 
-It validates a request (:func:`parse_extract_request`), fetches pages under
+It validates a request (:func:`parse_extract_request`); :class:`Service` fetches pages under
 :mod:`blockdex.fetch`'s SSRF policy, runs an extractor (one per option set per thread, so models
-load once per thread), and shapes the result (:func:`extract_result`) or the error
-(:func:`error_body`). :class:`Service` holds what the transports share: the limits
-(:class:`ServerConfig`), the extraction slots and the thread pool that runs the work.
+load once per thread) and shapes the result (:meth:`Service.extract`, :meth:`Service.blocks`,
+:meth:`Service.select`) or the error (:func:`error_body`), with what the transports share: the
+limits (:class:`ServerConfig`), the extraction slots and the thread pool that runs the work.
 
 Extraction is CPU-bound, so it never runs on an event loop: each request takes a *slot* (checked
 without waiting; none free → 503 ``overloaded``) and runs, fetch included, in a bounded thread
@@ -294,123 +294,11 @@ Fetcher = Callable[[str, "FetchConfig"], "FetchedPage"]
 """Fetches a URL under a policy: :func:`blockdex.fetch.fetch_url` or a :class:`PageCache`."""
 
 
-def explain_request(
-    req: ExtractRequest,
-    fetch_config: FetchConfig,
-    extractors: ThreadExtractors,
-    fetch: Fetcher | None = None,
-) -> PageResult:
-    """Fetch (when ``req.url``; with ``fetch``, else :func:`~blockdex.fetch.fetch_url`) and run
-    the method; blocking, for a worker thread."""
-    from blockdex.explain import explain_page
-    from blockdex.fetch import fetch_url
-
-    timings: dict[str, float] = {}
-    data: str | bytes
-    if req.url is not None:
-        t0 = time.perf_counter()
-        fetched = (fetch if fetch is not None else fetch_url)(req.url, fetch_config)
-        timings["fetch"] = time.perf_counter() - t0
-        data, url, ctype = fetched.body, fetched.url, fetched.content_type
-    else:
-        data, url, ctype = req.html or "", req.base_url, req.content_type
-    explanation = explain_page(
-        data,
-        method=req.method,
-        query=req.query,
-        url=url,
-        content_type=ctype,
-        extractor_for=lambda name: extractors.get(
-            name, req.comments, req.favor, req.links, req.images
-        ),
-    )
-    timings.update(explanation.timings)
-    return PageResult(explanation, data, url, ctype, timings)
-
-
-def extract_result(
-    req: ExtractRequest,
-    fetch_config: FetchConfig,
-    extractors: ThreadExtractors,
-    fetch: Fetcher | None = None,
-) -> dict[str, Any]:
-    """The /v1/extract response body for one page."""
-    result = explain_request(req, fetch_config, extractors, fetch)
-    exp = result.explanation
-    t0 = time.perf_counter()
-    content = exp.render(req.format)
-    result.timings["render"] = time.perf_counter() - t0
-    body: dict[str, Any] = {
-        "title": exp.page.title,
-        "url": result.url,
-        "method": exp.method,
-        "query": exp.query,
-        "format": req.format,
-        "content": content,
-        "indices": [list(iv) for iv in exp.selection.intervals],
-        "n_blocks": len(exp.page.blocks),
-    }
-    if exp.selection.fallback is not None:
-        body["fallback"] = exp.selection.fallback
-    if req.blocks:
-        body["blocks"] = exp.block_rows()
-        body["units"] = [u.to_json() for u in exp.page.units]
-        body["primary_unit"] = exp.page.primary.unit if exp.page.units else None
-    warnings = [*exp.page.warnings, *exp.selection.warnings]
-    if warnings:
-        body["warnings"] = warnings
-    body["timings"] = {k: round(v * 1000, 3) for k, v in result.timings.items()}
-    return body
-
-
 def error_body(exc: BlockdexError) -> dict[str, str]:
     return {"error": exc.kind, "detail": exc.message}
 
 
-def extract_batch(
-    items: list[ExtractRequest | BlockdexError],
-    fetch_config: FetchConfig,
-    extractors: ThreadExtractors,
-    deadline: float,
-) -> list[dict[str, Any]]:
-    """Each item's result or ``{error, detail}``; items not started by ``deadline`` time out."""
-    out: list[dict[str, Any]] = []
-    for item in items:
-        if isinstance(item, BlockdexError):
-            out.append(error_body(item))
-        elif time.monotonic() > deadline:
-            out.append({"error": "timeout", "detail": "the batch's time limit ran out first"})
-        else:
-            try:
-                out.append(extract_result(item, fetch_config, extractors))
-            except BlockdexError as exc:
-                out.append(error_body(exc))
-    return out
-
-
 # -- choosing blocks by index (the index method, exposed) --------------------------------------
-
-
-def page_blocks(
-    req: ExtractRequest,
-    fetch_config: FetchConfig,
-    extractors: ThreadExtractors,
-    fetch: Fetcher | None = None,
-) -> dict[str, Any]:
-    """A page's numbered blocks as a model reads them (``[i] <tag>text</tag>`` lines), with the
-    intervals the request's method keeps, so a caller can choose its own and :func:`select_blocks`
-    them. The same request options give the same numbering."""
-    result = explain_request(req, fetch_config, extractors, fetch)
-    exp = result.explanation
-    return {
-        "title": exp.page.title,
-        "url": result.url,
-        "method": exp.method,
-        "query": exp.query,
-        "n_blocks": len(exp.page.blocks),
-        "indices": [list(iv) for iv in exp.selection.intervals],
-        "blocks": exp.page.tagged_text(),
-    }
 
 
 def check_intervals(intervals: Any, page: Page) -> tuple[tuple[int, int], ...]:
@@ -449,32 +337,6 @@ def check_intervals(intervals: Any, page: Page) -> tuple[tuple[int, int], ...]:
             raise bad(f"[{a},{b}] is outside the page's blocks {lo}..{hi}")
         out.append((a, b))
     return merge_intervals(out)
-
-
-def select_blocks(
-    req: ExtractRequest,
-    intervals: Any,
-    fetch_config: FetchConfig,
-    extractors: ThreadExtractors,
-    fetch: Fetcher | None = None,
-) -> dict[str, Any]:
-    """The blocks ``intervals`` name, reassembled into ``req.format``; numbered as
-    :func:`page_blocks` numbers them for the same page and options."""
-    from blockdex.extract import Extraction
-    from blockdex.page import Selection
-
-    result = explain_request(req, fetch_config, extractors, fetch)
-    page = result.explanation.page
-    chosen = check_intervals(intervals, page)
-    extraction = Extraction(page=page, selection=Selection(chosen), predictor="select")
-    return {
-        "title": page.title,
-        "url": result.url,
-        "format": req.format,
-        "content": extraction.render(req.format),
-        "indices": [list(iv) for iv in chosen],
-        "n_blocks": len(page.blocks),
-    }
 
 
 # -- shared state -------------------------------------------------------------------------------
@@ -526,15 +388,21 @@ class PageCache:
 
 
 class Service:
-    """What every transport shares: the limits, the extraction slots, the thread pool that runs
-    the work and the per-thread extractors.
+    """What every transport shares: the limits, the fetching, the extraction slots, the thread
+    pool that runs the work, the per-thread extractors, and the work itself (:meth:`explain`,
+    :meth:`extract`, :meth:`extract_many`, :meth:`blocks`, :meth:`select`: blocking, for
+    :meth:`run`).
 
-    Call :meth:`start` before :meth:`run` and :meth:`stop` at the end (the HTTP app does both in
-    its lifespan)."""
+    ``fetch`` fetches a request's URL under the policy: :func:`blockdex.fetch.fetch_url` unless
+    given (the MCP server gives a :class:`PageCache`). Call :meth:`start` before :meth:`run` and
+    :meth:`stop` at the end (the HTTP app does both in its lifespan)."""
 
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(self, config: ServerConfig, fetch: Fetcher | None = None) -> None:
+        from blockdex.fetch import fetch_url
+
         self.config = config
         self.fetch_config = config.fetch_config()
+        self.fetch: Fetcher = fetch if fetch is not None else fetch_url
         self.limiter = ConcurrencyLimiter(config.max_concurrency)
         self.extractors = ThreadExtractors()
         self.executor: concurrent.futures.ThreadPoolExecutor | None = None
@@ -590,3 +458,113 @@ class Service:
             for _ in range(self.config.max_concurrency)
         ]
         concurrent.futures.wait(jobs, timeout=60)
+
+    # -- the work (blocking: each runs in a worker thread through run())
+
+    def explain(self, req: ExtractRequest) -> PageResult:
+        """Fetch (when ``req.url``) and run the request's method."""
+        from blockdex.explain import explain_page
+
+        timings: dict[str, float] = {}
+        data: str | bytes
+        if req.url is not None:
+            t0 = time.perf_counter()
+            fetched = self.fetch(req.url, self.fetch_config)
+            timings["fetch"] = time.perf_counter() - t0
+            data, url, ctype = fetched.body, fetched.url, fetched.content_type
+        else:
+            data, url, ctype = req.html or "", req.base_url, req.content_type
+        explanation = explain_page(
+            data,
+            method=req.method,
+            query=req.query,
+            url=url,
+            content_type=ctype,
+            extractor_for=lambda name: self.extractors.get(
+                name, req.comments, req.favor, req.links, req.images
+            ),
+        )
+        timings.update(explanation.timings)
+        return PageResult(explanation, data, url, ctype, timings)
+
+    def extract(self, req: ExtractRequest) -> dict[str, Any]:
+        """The /v1/extract response body for one page."""
+        result = self.explain(req)
+        exp = result.explanation
+        t0 = time.perf_counter()
+        content = exp.render(req.format)
+        result.timings["render"] = time.perf_counter() - t0
+        body: dict[str, Any] = {
+            "title": exp.page.title,
+            "url": result.url,
+            "method": exp.method,
+            "query": exp.query,
+            "format": req.format,
+            "content": content,
+            "indices": [list(iv) for iv in exp.selection.intervals],
+            "n_blocks": len(exp.page.blocks),
+        }
+        if exp.selection.fallback is not None:
+            body["fallback"] = exp.selection.fallback
+        if req.blocks:
+            body["blocks"] = exp.block_rows()
+            body["units"] = [u.to_json() for u in exp.page.units]
+            body["primary_unit"] = exp.page.primary.unit if exp.page.units else None
+        warnings = [*exp.page.warnings, *exp.selection.warnings]
+        if warnings:
+            body["warnings"] = warnings
+        body["timings"] = {k: round(v * 1000, 3) for k, v in result.timings.items()}
+        return body
+
+    def extract_many(
+        self, items: list[ExtractRequest | BlockdexError], deadline: float
+    ) -> list[dict[str, Any]]:
+        """Each item's result or ``{error, detail}``; items not started by ``deadline`` (a
+        :func:`time.monotonic` value) time out."""
+        out: list[dict[str, Any]] = []
+        for item in items:
+            if isinstance(item, BlockdexError):
+                out.append(error_body(item))
+            elif time.monotonic() > deadline:
+                out.append({"error": "timeout", "detail": "the batch's time limit ran out first"})
+            else:
+                try:
+                    out.append(self.extract(item))
+                except BlockdexError as exc:
+                    out.append(error_body(exc))
+        return out
+
+    def blocks(self, req: ExtractRequest) -> dict[str, Any]:
+        """A page's numbered blocks as a model reads them (``[i] <tag>text</tag>`` lines), with
+        the intervals the request's method keeps, so a caller can choose its own and
+        :meth:`select` them. The same request options give the same numbering."""
+        result = self.explain(req)
+        exp = result.explanation
+        return {
+            "title": exp.page.title,
+            "url": result.url,
+            "method": exp.method,
+            "query": exp.query,
+            "n_blocks": len(exp.page.blocks),
+            "indices": [list(iv) for iv in exp.selection.intervals],
+            "blocks": exp.page.tagged_text(),
+        }
+
+    def select(self, req: ExtractRequest, intervals: Any) -> dict[str, Any]:
+        """The blocks ``intervals`` name (:func:`check_intervals`), reassembled into
+        ``req.format``; numbered as :meth:`blocks` numbers them for the same page and options."""
+        from blockdex.extract import Extraction
+        from blockdex.page import Selection
+
+        result = self.explain(req)
+        page = result.explanation.page
+        chosen = check_intervals(intervals, page)
+        extraction = Extraction(page=page, selection=Selection(chosen), predictor="select")
+        return {
+            "title": page.title,
+            "url": result.url,
+            "format": req.format,
+            "content": extraction.render(req.format),
+            "indices": [list(iv) for iv in chosen],
+            "n_blocks": len(page.blocks),
+        }
