@@ -496,6 +496,17 @@ def block_features(page: Page) -> np.ndarray:
     ).astype(np.float32, copy=False)
 
 
+def model_features(page: Page, unit_columns: bool = False) -> np.ndarray:
+    """Stage 1's input for ``page``: :func:`block_features`, then with ``unit_columns`` the
+    columns of :func:`blockdex.units.unit_columns` (``TrainConfig.unit_columns``)."""
+    X = block_features(page)
+    if not unit_columns:
+        return X
+    from blockdex.units import unit_columns as columns
+
+    return np.ascontiguousarray(np.hstack([X, columns(page)]), dtype=np.float32)
+
+
 def _path_attr_ids(
     blocks: tuple[Block, ...],
 ) -> tuple[dict[str, int], np.ndarray, dict[str, int], np.ndarray]:

@@ -40,9 +40,9 @@ from blockdex.evaluate.metrics import word_tokens
 from blockdex.features import (
     CONTEXT_NAMES,
     FEATURE_NAMES,
-    block_features,
     block_groups,
     context_features,
+    model_features,
 )
 from blockdex.parse import check_minimums
 
@@ -144,17 +144,6 @@ def _snippet_labels(seg: Any, page: EvalPage) -> tuple[np.ndarray, np.ndarray] |
                     share[i] = value
                     known[i] = True
     return (share, known) if known.any() else None
-
-
-def model_features(page: Any, unit_columns: bool = False) -> np.ndarray:
-    """Stage 1's input for ``page``: :func:`block_features`, then with ``unit_columns`` the
-    columns of :func:`blockdex.units.unit_columns`."""
-    X = block_features(page)
-    if not unit_columns:
-        return X
-    from blockdex.units import unit_columns as columns
-
-    return np.ascontiguousarray(np.hstack([X, columns(page)]), dtype=np.float32)
 
 
 def page_data(page: EvalPage, extractor: Any, unit_columns: bool = False) -> PageData | None:

@@ -29,14 +29,14 @@ from blockdex.features import (
     PROB_SCOPE_LEVELS,
     PROB_WINDOWS,
     WORD_RE,
-    block_features,
     block_groups,
     context_features,
     in_family,
+    model_features,
 )
 from blockdex.page import Page, Selection
 from blockdex.speedups import twin
-from blockdex.units import content_counts, missed_story_found, titled_story
+from blockdex.units import UNIT_COLUMN_NAMES, content_counts, missed_story_found, titled_story
 
 compiled = twin(__name__)
 """This module's compiled twin (``blockdex/predict/_content_c.pyx``), or None: then the Python code runs."""
@@ -202,8 +202,6 @@ class ContentModel:
     def __init__(self, spec: dict[str, Any]) -> None:
         if spec.get("format") != "blockdex-content-model":
             raise BlockdexError("not a blockdex content model (missing format marker)")
-        from blockdex.units import UNIT_COLUMN_NAMES
-
         features = tuple(spec["features"])
         self.unit_columns = features == (*FEATURE_NAMES, *UNIT_COLUMN_NAMES)
         """Whether stage 1 reads the page's unit columns too (``TrainConfig.unit_columns``)."""
@@ -239,12 +237,7 @@ class ContentModel:
         """
         if not page.blocks:
             return np.zeros(0)
-        if self.unit_columns:
-            from blockdex.train import model_features
-
-            X = model_features(page, unit_columns=True)
-        else:
-            X = block_features(page)
+        X = model_features(page, self.unit_columns)
         p1 = self.stage1.predict(X)
         if confident is not None and compiled is not None and self.stage2._packed is not None:
             # the unsure blocks' stage-2 rows in one compiled call (no context columns for
