@@ -10,18 +10,12 @@ the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` fo
 """
 
 cimport cython
-from libc.stdint cimport uintptr_t
-from libc.stdlib cimport malloc, calloc, free, realloc
-from libc.string cimport memchr, memset, memcpy, memcmp
-from cpython.ref cimport PyObject, Py_INCREF, Py_XDECREF
+from libc.stdlib cimport free
+from libc.string cimport memset
 from cpython.unicode cimport (
-    PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_DecodeUTF8,
-    PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ,
+    PyUnicode_1BYTE_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND,
 )
-from blockdex._common_c cimport (
-    _alloc, _block_off, _char_t, _field, _id_slot, _load_block_offsets, _number_scopes, _put,
-    _slot, _slot_offset, PyLong_AsLongLongAndOverflow,
-)
+from blockdex._common_c cimport _alloc, _block_off, _field, _load_block_offsets, _number_scopes
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)

@@ -7,14 +7,8 @@ share).
 """
 
 cimport cython
-from libc.stdint cimport uintptr_t
-from libc.stdlib cimport malloc, calloc, free, realloc
-from libc.string cimport memchr, memset, memcpy, memcmp
-from cpython.ref cimport PyObject, Py_INCREF, Py_XDECREF
-from cpython.unicode cimport (
-    PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_DecodeUTF8,
-    PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ,
-)
+from libc.stdlib cimport free
+from cpython.ref cimport PyObject
 from blockdex._common_c cimport _alloc, _id_slot, PyLong_AsLongLongAndOverflow
 import types as _types
 

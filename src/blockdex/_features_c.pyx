@@ -16,17 +16,16 @@ the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` fo
 """
 
 cimport cython
-from libc.stdint cimport uintptr_t
-from libc.stdlib cimport malloc, calloc, free, realloc
-from libc.string cimport memchr, memset, memcpy, memcmp
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memset, memcpy, memcmp
 from cpython.ref cimport PyObject, Py_INCREF, Py_XDECREF
 from cpython.unicode cimport (
-    PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_DecodeUTF8,
-    PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ,
+    PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH,
+    PyUnicode_KIND, PyUnicode_READ,
 )
 from blockdex._common_c cimport (
-    _alloc, _block_off, _char_t, _field, _id_slot, _load_block_offsets, _number_scopes, _put,
-    _slot, _slot_offset, PyLong_AsLongLongAndOverflow,
+    _alloc, _char_t, _field, _id_slot, _number_scopes, _slot_offset,
+    PyLong_AsLongLongAndOverflow,
 )
 from blockdex._cjk_c cimport _is_cjk
 from blockdex._candidates_c cimport _readability_fill

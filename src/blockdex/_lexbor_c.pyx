@@ -10,13 +10,8 @@ True (``blockdex.speedups.lexbor`` checks it).
 
 cimport cython
 from libc.stdint cimport uintptr_t
-from libc.stdlib cimport malloc, calloc, free, realloc
-from libc.string cimport memchr, memset, memcpy, memcmp
-from cpython.ref cimport PyObject, Py_INCREF, Py_XDECREF
-from cpython.unicode cimport (
-    PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_DecodeUTF8,
-    PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ,
-)
+from libc.string cimport memset
+from cpython.unicode cimport PyUnicode_DecodeUTF8
 from posix.dlfcn cimport dlopen, dlsym, RTLD_NOW, RTLD_LOCAL
 
 cdef int _ready = -1  # -1 unchecked, 0 unusable, 1 usable

@@ -14,23 +14,16 @@ the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` fo
 
 cimport cython
 from libc.stdint cimport uintptr_t
-from libc.stdlib cimport malloc, calloc, free, realloc
-from libc.string cimport memchr, memset, memcpy, memcmp
-from cpython.ref cimport PyObject, Py_INCREF, Py_XDECREF
-from cpython.unicode cimport (
-    PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_DecodeUTF8,
-    PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ,
-)
+from libc.stdlib cimport malloc, free, realloc
+from libc.string cimport memset
+from cpython.ref cimport PyObject, Py_INCREF
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_KIND, PyUnicode_READ
 from blockdex._lexbor_c cimport (
-    NODE_ELEMENT, NODE_TEXT, SMALL_TAG_IDS, TAG_TEXT, _TagKinds, _ascii_ieq, _attr, _attr_first,
-    _attr_next, _attr_qname, _attr_value, _decode, _deep_text, _find_attr, _following,
-    _holds_any, _node_remove, _qualified_name, _tag, _text, _text_nodes, bd_chardata, bd_node,
-    bd_node_ns, memmem,
+    NODE_ELEMENT, NODE_TEXT, SMALL_TAG_IDS, TAG_TEXT, _ascii_ieq, _attr, _attr_first,
+    _attr_next, _attr_qname, _attr_value, _decode, _following, _tag, _text, bd_chardata,
+    bd_node, bd_node_ns,
 )
-from blockdex._common_c cimport (
-    _alloc, _block_off, _char_t, _field, _id_slot, _load_block_offsets, _number_scopes, _put,
-    _slot, _slot_offset, PyLong_AsLongLongAndOverflow,
-)
+from blockdex._common_c cimport _block_off, _field, _load_block_offsets, _put, _slot, _slot_offset
 from blockdex._cjk_c cimport _is_cjk
 from blockdex._common_c import BLOCK_FIELDS  # noqa (for tests: the fields block_from_raw sets)
 import html as _html_lib

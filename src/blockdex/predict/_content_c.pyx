@@ -11,14 +11,8 @@ the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` fo
 """
 
 cimport cython
-from libc.stdint cimport uintptr_t
-from libc.stdlib cimport malloc, calloc, free, realloc
-from libc.string cimport memchr, memset, memcpy, memcmp
-from cpython.ref cimport PyObject, Py_INCREF, Py_XDECREF
-from cpython.unicode cimport (
-    PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_DecodeUTF8,
-    PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ,
-)
+from libc.stdlib cimport free
+from libc.string cimport memcpy
 from blockdex._common_c cimport _alloc
 from blockdex._features_c cimport _context_fill, _group_ids, _order_desc
 import numpy as np
