@@ -79,7 +79,6 @@ class BlockdexServer:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.service = Service(config)
-        self.limiter = self.service.limiter
         self.metrics = Metrics()
         self.schema = openapi_schema(config)
 
@@ -305,8 +304,8 @@ class BlockdexServer:
             {
                 "status": "ok",
                 "version": __version__,
-                "busy": self.limiter.busy,
-                "capacity": self.limiter.capacity,
+                "busy": self.service.limiter.busy,
+                "capacity": self.service.limiter.capacity,
             }
         )
 
@@ -317,9 +316,12 @@ class BlockdexServer:
             {
                 "blockdex_inflight_requests": (
                     "Extraction slots in use.",
-                    float(self.limiter.busy),
+                    float(self.service.limiter.busy),
                 ),
-                "blockdex_capacity": ("Extraction slots in all.", float(self.limiter.capacity)),
+                "blockdex_capacity": (
+                    "Extraction slots in all.",
+                    float(self.service.limiter.capacity),
+                ),
                 "blockdex_uptime_seconds": (
                     "Seconds since the server started.",
                     time.time() - self.metrics.started,
