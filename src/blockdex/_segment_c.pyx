@@ -15,15 +15,19 @@ the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` fo
 cimport cython
 from libc.stdint cimport uintptr_t
 from libc.stdlib cimport malloc, free, realloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 from cpython.ref cimport PyObject, Py_INCREF
-from cpython.unicode cimport PyUnicode_DATA, PyUnicode_KIND, PyUnicode_READ
+from cpython.unicode cimport (
+    PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_KIND, PyUnicode_READ,
+)
 from blockdex._lexbor_c cimport (
     NODE_ELEMENT, NODE_TEXT, SMALL_TAG_IDS, TAG_TEXT, _ascii_ieq, _attr, _attr_first,
     _attr_next, _attr_qname, _attr_value, _decode, _following, _tag, _text, bd_chardata,
     bd_node, bd_node_ns,
 )
-from blockdex._common_c cimport _block_off, _field, _load_block_offsets, _put, _slot, _slot_offset
+from blockdex._common_c cimport (
+    _block_off, _char_t, _field, _load_block_offsets, _put, _slot, _slot_offset,
+)
 from blockdex._cjk_c cimport _is_cjk
 from blockdex._common_c import BLOCK_FIELDS  # noqa (for tests: the fields block_from_raw sets)
 import html as _html_lib
@@ -821,16 +825,41 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISUPPER(Py_UCS4 ch)
     object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
 
+cdef Py_ssize_t _squash_rest(const _char_t *src, Py_ssize_t n, Py_ssize_t start,
+                             _char_t *buf) noexcept:
+    """Write ``src`` squashed into ``buf`` (as ``" ".join(src.split())``) and return its length,
+    where ``src[:start]`` is already squashed but may end with one space: it is copied."""
+    cdef Py_ssize_t i, k = start
+    cdef Py_UCS4 c
+    cdef bint space = True  # a space is due before the next word (none at the start)
+    memcpy(buf, src, start * sizeof(_char_t))
+    if k and buf[k - 1] == 32:
+        k -= 1
+    for i in range(start, n):
+        c = src[i]
+        if Py_UNICODE_ISSPACE(c):
+            space = True
+            continue
+        if space and k:
+            buf[k] = 32
+            k += 1
+        space = False
+        buf[k] = <_char_t> c
+        k += 1
+    return k
+
+
 cdef str _squash(str s):
     """``" ".join(s.split())``: runs of whitespace (``str.split``'s definition) as one space, ends
-    stripped; ``s`` itself when it is already so."""
+    stripped; ``s`` itself when it is already so. The squashed copy is built in ``s``'s own
+    character width, from the first character that needs a change on."""
     cdef int kind = PyUnicode_KIND(s)
     cdef void *data = PyUnicode_DATA(s)
     cdef Py_ssize_t n = len(s), i, k = 0
     cdef Py_UCS4 c
     cdef bint space = True  # at the start, or after a whitespace run
     cdef bint clean = True
-    cdef Py_UCS4 *buf
+    cdef void *buf
     if n > _SQUASH_WINDOW:  # huge texts: segment._squash_ws works window by window (memory)
         return _consts()._squash_ws(s)
     for i in range(n):
@@ -846,23 +875,17 @@ cdef str _squash(str s):
         return s
     if clean and n == 0:
         return s
-    buf = <Py_UCS4 *> malloc(n * sizeof(Py_UCS4) + 1)
+    buf = malloc(n * kind + 1)
     if buf == NULL:
         raise MemoryError()
     try:
-        space = True
-        for i in range(n):
-            c = PyUnicode_READ(kind, data, i)
-            if Py_UNICODE_ISSPACE(c):
-                space = True
-                continue
-            if space and k:
-                buf[k] = 32
-                k += 1
-            space = False
-            buf[k] = c
-            k += 1
-        return PyUnicode_FromKindAndData(4, buf, k)
+        if kind == PyUnicode_1BYTE_KIND:
+            k = _squash_rest(<const unsigned char *> data, n, i, <unsigned char *> buf)
+        elif kind == PyUnicode_2BYTE_KIND:
+            k = _squash_rest(<const unsigned short *> data, n, i, <unsigned short *> buf)
+        else:
+            k = _squash_rest(<const unsigned int *> data, n, i, <unsigned int *> buf)
+        return PyUnicode_FromKindAndData(kind, buf, k)
     finally:
         free(buf)
 
