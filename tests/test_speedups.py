@@ -36,12 +36,14 @@ parse_module = importlib.import_module("blockdex.parse")
 features_module = importlib.import_module("blockdex.features")
 candidates_module = importlib.import_module("blockdex.candidates")
 clean_module = importlib.import_module("blockdex.clean")
+units_module = importlib.import_module("blockdex.units")
 
 parse_c = parse_module.compiled
 segment_c = segment_module.compiled
 features_c = features_module.compiled
 clean_c = clean_module.compiled
 content_c = content_module.compiled
+units_c = units_module.compiled
 
 needs_compiled = pytest.mark.skipif(
     not all(twins().values()),
@@ -1206,6 +1208,35 @@ def test_parse_html_checks_depth_in_the_survey_as_parse_bounded_does(
 def test_compiled_whitespace_squash_of_a_huge_text_equals_split_and_join() -> None:
     text = " lead\u3000" + "word \t\n" * 60_000 + "\xa0tail "  # over the window: windowed path
     assert segment_c.squash(text) == " ".join(text.split())
+
+
+_title_texts = st.lists(
+    st.sampled_from(
+        ["Storm", "storm", "hits", "the", "TOWN", " ", "  ", "\u00e9t\u00e9", "\u3000", "x"]
+    ),
+    max_size=14,
+).map("".join)
+
+
+@needs_compiled
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.tuples(st.sampled_from(["p", "h1", "img", "li"]), _title_texts), max_size=12),
+    st.floats(0, 20),
+    st.floats(0, 80),
+    st.integers(0, 8),
+    st.integers(0, 3),
+)
+def test_compiled_title_candidates_equal_the_python_filter(
+    rows: list[tuple[str, str]], shortest: float, longest: float, max_spaces: int, need: int
+) -> None:
+    blocks = tuple(
+        Block(index=i, tag=tag, html=text, text=text) for i, (tag, text) in enumerate(rows)
+    )
+    probe = ("storm", "hits", "town", "the", "\u00e9t\u00e9")
+    needs = ((("storm", "hits", "town"), 2), (("the", "\u00e9t\u00e9"), need))
+    args = (blocks, shortest, longest, max_spaces, probe, need, needs)
+    assert units_c.title_candidates(*args) == units_module._title_candidates(*args)
 
 
 def test_the_compiled_ab_benchmark_switches_every_module_that_uses_the_compiled_code() -> None:

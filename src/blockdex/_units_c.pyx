@@ -5,12 +5,14 @@
   tree.
 * :func:`mark_ranges` — ``units._mark_ranges``: the blocks each marked element holds, through
   lexbor's parent pointers.
+* :func:`title_candidates` — ``units._title_candidates``: the blocks ``title_block`` scores.
 
 Each gives what its pure-Python twin gives (tests/test_speedups.py compares them); blockdex uses
 the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` forces it.
 """
 
 cimport cython
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ
 from libc.stdint cimport uintptr_t
 from libc.stdlib cimport malloc, free, realloc
 from blockdex._lexbor_c cimport (
@@ -214,3 +216,61 @@ def unit_walk(uintptr_t root_id, list heading_ids, double min_share):
         chain.reverse()
         chains.append(chain)
     return candidates, chains, [row[1:] for row in found]
+
+
+cdef inline Py_ssize_t _spaces_below(str text, Py_ssize_t limit) noexcept:
+    """``min(text.count(" "), limit)``: the count stops at ``limit``."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t i, n = PyUnicode_GET_LENGTH(text), count = 0
+    for i in range(n):
+        if PyUnicode_READ(kind, data, i) == 32:
+            count += 1
+            if count >= limit:
+                break
+    return count
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def title_candidates(blocks, double shortest, double longest, Py_ssize_t max_spaces,
+                     tuple probe, Py_ssize_t need, tuple needs):
+    """``blockdex.units._title_candidates``: positions of the blocks ``title_block`` scores
+    (length, spaces, not an image, and enough of the title's words in the lower-cased text),
+    without a Python step per block."""
+    cdef tuple seq = tuple(blocks), ws
+    cdef Py_ssize_t pos, n, count, k
+    cdef str text, lower
+    cdef bint ok
+    out = []
+    for pos in range(len(seq)):
+        b = seq[pos]
+        text = b.text
+        n = PyUnicode_GET_LENGTH(text)
+        if not (shortest <= n <= longest):
+            continue
+        if _spaces_below(text, max_spaces) >= max_spaces:
+            continue
+        if b.tag == "img":
+            continue
+        lower = text.lower()
+        count = 0
+        for w in probe:
+            if w in lower:
+                count += 1
+        if count < need:
+            continue
+        ok = False
+        for item in needs:
+            ws = item[0]
+            k = item[1]
+            count = 0
+            for w in ws:
+                if w in lower:
+                    count += 1
+            if count >= k:
+                ok = True
+                break
+        if ok:
+            out.append(pos)
+    return out

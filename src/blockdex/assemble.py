@@ -13,6 +13,8 @@ from __future__ import annotations
 import html as html_lib
 import re
 from collections.abc import Iterator
+from itertools import islice
+from operator import itemgetter
 from typing import NamedTuple
 
 from blockdex.page import Block, Page, Selection
@@ -22,6 +24,9 @@ from blockdex.segment import STRUCTURAL_TAGS
 KEEP_TAGS = STRUCTURAL_TAGS | {"table", "tr"}
 # Elements that may only appear inside another: the assembler supplies a parent when missing.
 _IMPLIED_PARENT = {"li": "ul", "tr": "table", "dt": "dl", "dd": "dl", "caption": "table"}
+_PARENT_TAGS = {p: frozenset({p, "ol"} if p == "ul" else {p}) for p in _IMPLIED_PARENT.values()}
+"""The elements that supply an implied parent (a list item's is a ``<ul>`` or an ``<ol>``)."""
+_TAG_OF = itemgetter(0)
 _CELLS = frozenset({"td", "th"})
 
 
@@ -132,8 +137,9 @@ def layout(page: Page, selection: Selection) -> Iterator[Step]:
         # Supply implied parents (a lone <li> needs a list, a row needs a table).
         own_tag, _ = chain[-1]
         parent_needed = _IMPLIED_PARENT.get(own_tag)
-        if parent_needed and not any(
-            t == parent_needed or (parent_needed == "ul" and t == "ol") for t, _ in chain[:-1]
+        # from the block up (the parent is nearly always the next element out), stopping at it
+        if parent_needed and _PARENT_TAGS[parent_needed].isdisjoint(
+            map(_TAG_OF, islice(reversed(chain), 1, None))
         ):
             chain.insert(len(chain) - 1, (parent_needed, -(10**15) - chain[-1][1]))
         written = chain[:-1]

@@ -312,22 +312,27 @@ _PROBE_STRIP = "\"'“”‘’«»()[]{}<>.,;:!?¡¿…-–—/\\|*#"
 
 def _probe_words(text: str, min_len: int) -> list[str]:
     """Lower-cased words of ``text`` long enough to be evidence that a passage is on the page."""
-    out = []
-    for w in text.lower().split():
-        w = w.strip(_PROBE_STRIP)
-        if len(w) >= min_len:
-            out.append(w)
-    return out
+    strip = _PROBE_STRIP
+    return [w for w in (w.strip(strip) for w in text.lower().split()) if len(w) >= min_len]
 
 
-def _known_share(words: list[str], visible: str, probes: int) -> float:
-    """Share of evenly spaced probe words that occur in ``visible`` (lower-cased page text)."""
+def _mostly_known(words: list[str], visible: str, probes: int, share: float) -> bool:
+    """Whether at least ``share`` of evenly spaced probe words (at most ``probes``) occur in
+    ``visible`` (lower-cased page text). The count stops as soon as the answer is certain:
+    each word missing from the page costs a search through all of it."""
     if not words:
-        return 1.0
+        return share <= 1.0  # no words: all known
     n = min(probes, len(words))
     step = len(words) / n
-    hits = sum(words[int(k * step)] in visible for k in range(n))
-    return hits / n
+    hits = 0
+    for k in range(n):
+        if words[int(k * step)] in visible:
+            hits += 1
+            if hits / n >= share:
+                return True
+        elif (hits + n - 1 - k) / n < share:
+            return False
+    return hits / n >= share
 
 
 def script_candidates(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> list[str]:
@@ -357,7 +362,7 @@ def new_fragments(
         words = _probe_words(text[: cfg.probe_chars], cfg.probe_word_chars)
         if len(words) < cfg.min_probe_words:
             continue
-        if _known_share(words, visible, cfg.match_probes) >= cfg.max_known_share:
+        if _mostly_known(words, visible, cfg.match_probes, cfg.max_known_share):
             continue
         found.append(fragment)
         visible += " " + text.lower()

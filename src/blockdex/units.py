@@ -797,22 +797,44 @@ def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
     # a title line is short: at most TITLE_LINE_WORDS times the longest source's words
     max_spaces = math.ceil(TITLE_LINE_WORDS * max(map(len, source_words)))
     best: tuple[bool, bool, int] | None = None
+    filtered = compiled.title_candidates if compiled is not None else _title_candidates
+    for pos in filtered(blocks, shortest, longest, max_spaces, probe, need, tuple(needs)):
+        text = blocks[pos].text
+        score = title_match(text, source_words)
+        if score < cfg.title_match:
+            continue
+        key = (score >= NEAR_EXACT_TITLE, blocks[pos].tag in HEADING_LEVELS, -pos)
+        if best is None or key > best:
+            best = key
+    return None if best is None else -best[2]
+
+
+def _title_candidates(
+    blocks: Sequence[Block],
+    shortest: float,
+    longest: float,
+    max_spaces: int,
+    probe: tuple[str, ...],
+    need: int,
+    needs: tuple[tuple[tuple[str, ...], int], ...],
+) -> list[int]:
+    """Positions of the blocks :func:`title_block` scores: ``shortest`` to ``longest``
+    characters, fewer than ``max_spaces`` spaces, not an image (an image's alt text, a
+    masthead's, states the site's name, no title), holding at least ``need`` of the ``probe``
+    words in their lower-cased text and, for some ``(words, n)`` of ``needs``, ``n`` of
+    ``words`` (the compiled twin is ``_units_c.title_candidates``)."""
+    out = []
     for pos, b in enumerate(blocks):
         text = b.text
         if not shortest <= len(text) <= longest or text.count(" ") >= max_spaces:
             continue
-        if b.tag == "img":  # an image's alt text (a masthead's: the site's name) states no title
+        if b.tag == "img":
             continue
         has = text.lower().__contains__
         if sum(map(has, probe)) < need or all(sum(map(has, ws)) < n for ws, n in needs):
             continue
-        score = title_match(text, source_words)
-        if score < cfg.title_match:
-            continue
-        key = (score >= NEAR_EXACT_TITLE, b.tag in HEADING_LEVELS, -pos)
-        if best is None or key > best:
-            best = key
-    return None if best is None else -best[2]
+        out.append(pos)
+    return out
 
 
 TITLE_LINE_WORDS = 2.5
