@@ -53,6 +53,9 @@ cdef list _long_tags_1byte(const char *p, Py_ssize_t n, Py_ssize_t min_chars, Py
             continue
         q = <const char *> memchr(p + i + 2, 62, n - (i + 2)) if i + 2 < n else NULL  # '>'
         end = (q - p) if q != NULL else n
+        if end - (i + 2) < min_chars:  # too short for a span whatever '<' lies in it, which
+            i += 1  # the next search finds
+            continue
         q = <const char *> memchr(p + i + 2, 60, end - (i + 2)) if i + 2 < end else NULL
         j = (q - p) if q != NULL else end
         if j - (i + 2) >= min_chars:
@@ -101,6 +104,9 @@ cdef list _long_tags_2byte(
             i += 1
             continue
         end = _find16(p, i + 2, n, 62)  # '>'
+        if end - (i + 2) < min_chars:  # too short for a span (as in _long_tags_1byte)
+            i += 1
+            continue
         j = _find16(p, i + 2, end, 60)
         if j - (i + 2) >= min_chars:
             out.append((i, j))
