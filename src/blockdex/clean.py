@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from itertools import repeat
 
 from blockdex.mathtex import formulas_to_tex
 from blockdex.parse import (
@@ -212,10 +213,10 @@ def _long_strings(obj: object, keys: frozenset[str] | None, min_chars: int) -> I
     while stack and visited < _MAX_JSON_NODES:
         visited += 1
         value, key = stack.pop()
-        if isinstance(value, dict):
-            stack.extend((v, k) for k, v in reversed(list(value.items())))
+        if isinstance(value, dict):  # children pushed last first, pairs made in C
+            stack.extend(zip(reversed(value.values()), reversed(value), strict=True))
         elif isinstance(value, list):
-            stack.extend((v, key) for v in reversed(value))
+            stack.extend(zip(reversed(value), repeat(key), strict=False))
         elif isinstance(value, str) and len(value) >= min_chars and (keys is None or key in keys):
             if keys is None and value[:300].count(" ") < 15:
                 continue  # ids, base64, URLs and labels have few spaces; prose has many
