@@ -160,8 +160,12 @@ def word_overlap(a: Sequence[str], b: Sequence[str]) -> float:
     return 2 * len(sa & sb) / (len(sa) + len(sb))
 
 
+_NOT_ALNUM_RE = re.compile(r"[\W_]+")
+r"""Characters ``str.isalnum`` refuses (``\w`` is exactly those it accepts, and ``_``)."""
+
+
 def _squash(text: str) -> str:
-    return "".join(ch for ch in text.lower() if ch.isalnum())
+    return _NOT_ALNUM_RE.sub("", text.lower())
 
 
 def site_keys(site_name: str | None, url: str | None) -> frozenset[str]:
@@ -226,7 +230,10 @@ def title_sources(
     the site, ``site``: :func:`site_keys`), the canonical URL's slug."""
     meta = meta or {}
     found: list[str] = []
-    for text in (meta.get("og_title", ""), meta.get("html_title", ""), title):
+    texts = (meta.get("og_title", ""), meta.get("html_title", ""), title)
+    for k, text in enumerate(texts):
+        if text in texts[:k]:  # often the same title twice: the same variants
+            continue
         for v in title_variants(text, site):
             if v not in found:
                 found.append(v)

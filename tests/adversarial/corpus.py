@@ -630,6 +630,7 @@ REGEX_PROBES: tuple[tuple[str, str, str, Callable[[], str | bytes]], ...] = (
     ("units", "TITLE_SEPARATORS", "split", lambda: "\t" * 300_000 + "»"),
     ("units", "ARTICLE_ITEMTYPE_RE", "search", lambda: "Articl" * 200_000),
     ("units", "_SLUG_ID_RE", "match", lambda: "a" * 500_000),
+    ("units", "_NOT_ALNUM_RE", "findall", lambda: "-_ \u00e9" * 200_000 + "x"),
     ("units", "_SLUG_EXT_RE", "search", lambda: ".a" * 250_000 + "!"),
     ("units", "_SLUG_SPLIT_RE", "split", lambda: "-_+ " * 200_000),
     ("units", "_CONTENT_WORD_RE", "findall", lambda: "1" * 500_000 + "é" * 500_000),
