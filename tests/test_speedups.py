@@ -207,6 +207,11 @@ _HAND_MADE = [
     "<table><tr><th>a</th><td>x <table><caption>c</caption><thead><tr><th>h</th></tr></thead>"
     "<tr><td>1<table><tr><td>deep</td></tr></table></td></tr></table> y</td></tr>"
     "<tr><td><table><tr><td>only</td></tr></table></td><td><div>layout</div></td></tr></table>",
+    # class/id/role/itemprop tokens: case, empty values, a cut at 200 characters across values,
+    # non-ASCII values (decoded, then lower-cased)
+    f"<div class='{'Ab-' * 60}' id='{'Cd' * 30}' ROLE=Main itemprop=''><p>x</p>"
+    "<section class='' id=\u00c9T\u00c9 role=NAV><p>y</p></section>"
+    f"<article Class='Post Entry' itemprop='{'Z' * 199}'><p>z</p></article></div>",
 ]
 
 

@@ -98,6 +98,9 @@ cdef enum:  # what the walk does with an element, by its tag (see _CWalker.code_
     TAG_PRE = 32
 
 cdef object _C = None  # blockdex.segment's tables, read on first use (it imports this module)
+cdef extern from "Python.h":
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+
 cdef Py_ssize_t _SQUASH_WINDOW = 1 << 18  # longer texts: segment._squash_ws (windowed)
 
 cdef inline bint _ascii_space(unsigned char c) noexcept:
@@ -160,14 +163,49 @@ cdef str _own_attr_tokens(bd_node *node):
                 vals[k] = <const unsigned char *> b""  # no value: as None, skipped below
                 lens[k] = 0
         attr = _attr_next(attr)
-    parts = []
+    return _joined_lower(vals, lens)
+
+
+cdef str _joined_lower(const unsigned char **vals, size_t *lens):
+    """``" ".join(the non-empty values, decoded)[:200].lower()``; ASCII values are written
+    lower-cased straight into the result, without the decoded, joined and cut copies."""
+    cdef Py_ssize_t total = 0, w = 0, parts = 0
+    cdef size_t i
+    cdef int k
+    cdef unsigned char c
+    cdef unsigned char *out
+    cdef bint ascii = True
     for k in range(4):
         if vals[k] != NULL and lens[k]:
-            parts.append(_decode(vals[k], lens[k]))
-    if not parts:
+            total += <Py_ssize_t> lens[k] + (1 if parts else 0)
+            parts += 1
+            for i in range(lens[k]):
+                if vals[k][i] >= 128:
+                    ascii = False
+                    break
+    if parts == 0:
         return ""
-    joined = " ".join(parts) if len(parts) > 1 else parts[0]
-    return joined[:200].lower()
+    if not ascii:
+        joined = " ".join([_decode(vals[k], lens[k]) for k in range(4)
+                           if vals[k] != NULL and lens[k]])
+        return joined[:200].lower()
+    if total > 200:
+        total = 200
+    result = PyUnicode_New(total, 127)
+    out = <unsigned char *> PyUnicode_DATA(result)
+    for k in range(4):
+        if vals[k] == NULL or not lens[k]:
+            continue
+        if w and w < total:
+            out[w] = 32
+            w += 1
+        for i in range(lens[k]):
+            if w >= total:
+                break
+            c = vals[k][i]
+            out[w] = c + 32 if 65 <= c <= 90 else c
+            w += 1
+    return result
 
 
 cdef str _path_append(str parent, Py_ssize_t m, str tag, Py_ssize_t max_levels, Py_ssize_t *levels):
@@ -287,8 +325,13 @@ cdef class _CFrame:
         return self.scope_own
 
     cdef void reset_run(self):
-        self.html = [f"<{t}>" for t in self.inline_stack] if self.inline_stack else []
-        self.text = []
+        # the lists are joined, never handed out: cleared in place (no new list per run)
+        if self.inline_stack:
+            self.html = [f"<{t}>" for t in self.inline_stack]
+        elif self.html:
+            del self.html[:]
+        if self.text:
+            del self.text[:]
         self.link_chars = 0
         self.n_links = 0
 
@@ -314,6 +357,7 @@ cdef class _CWalker:
     cdef frozenset nested_table_tags
     cdef dict kept_inline
     cdef object lang_re, link_open
+    cdef tuple image_keys  # (name, its bytes) of segment.IMAGE_ATTRIBUTES
     cdef str link_base, base
 
     def __init__(self, cfg, str source, long long id_offset, deadline, block_cls,
@@ -322,6 +366,7 @@ cdef class _CWalker:
         self.base = base
         self.link_base = base if cfg.links else None
         self.link_open = c.link_open
+        self.image_keys = tuple((k, k.encode()) for k in c.IMAGE_ATTRIBUTES)
         _load_block_offsets(block_cls)
         self.block_cls = block_cls
         self.deadline = deadline
@@ -538,9 +583,7 @@ cdef class _CWalker:
                 if sib.type == NODE_ELEMENT and self.tag_of(sib) == "source":
                     sources.append(_attr(sib, b"srcset") or _attr(sib, b"data-srcset") or "")
                 sib = sib.next
-        src = c.image_source(
-            {k: _attr(node, k.encode()) for k in c.IMAGE_ATTRIBUTES}, sources, self.base
-        )
+        src = c.image_source({k: _attr(node, b) for k, b in self.image_keys}, sources, self.base)
         if src is None:
             return
         parent = self.frames[-1]
@@ -849,6 +892,28 @@ cdef Py_ssize_t _squash_rest(const _char_t *src, Py_ssize_t n, Py_ssize_t start,
     return k
 
 
+cdef Py_ssize_t _squash_scan(const _char_t *src, Py_ssize_t n) noexcept:
+    """The index of the first character of ``src`` that squashing changes (a whitespace
+    character other than one space between two others, or a last character that is a space),
+    or ``n`` when there is none."""
+    cdef Py_ssize_t i
+    cdef Py_UCS4 c
+    cdef bint space = True  # at the start, or after a space
+    for i in range(n):
+        c = src[i]
+        if c > 32 and c < 128:  # the usual character: neither whitespace nor non-ASCII
+            space = False
+        elif Py_UNICODE_ISSPACE(c):
+            if space or c != 32:
+                return i
+            space = True
+        else:
+            space = False
+    if space and n:  # ends with a space
+        return n - 1
+    return n
+
+
 cdef str _squash(str s):
     """``" ".join(s.split())``: runs of whitespace (``str.split``'s definition) as one space, ends
     stripped; ``s`` itself when it is already so. The squashed copy is built in ``s``'s own
@@ -856,24 +921,16 @@ cdef str _squash(str s):
     cdef int kind = PyUnicode_KIND(s)
     cdef void *data = PyUnicode_DATA(s)
     cdef Py_ssize_t n = len(s), i, k = 0
-    cdef Py_UCS4 c
-    cdef bint space = True  # at the start, or after a whitespace run
-    cdef bint clean = True
     cdef void *buf
     if n > _SQUASH_WINDOW:  # huge texts: segment._squash_ws works window by window (memory)
         return _consts()._squash_ws(s)
-    for i in range(n):
-        c = PyUnicode_READ(kind, data, i)
-        if Py_UNICODE_ISSPACE(c):
-            if space or c != 32:
-                clean = False
-                break
-            space = True
-        else:
-            space = False
-    if clean and not space:
-        return s
-    if clean and n == 0:
+    if kind == PyUnicode_1BYTE_KIND:
+        i = _squash_scan(<const unsigned char *> data, n)
+    elif kind == PyUnicode_2BYTE_KIND:
+        i = _squash_scan(<const unsigned short *> data, n)
+    else:
+        i = _squash_scan(<const unsigned int *> data, n)
+    if i == n:
         return s
     buf = malloc(n * kind + 1)
     if buf == NULL:
