@@ -313,8 +313,10 @@ _PROBE_STRIP = "\"'“”‘’«»()[]{}<>.,;:!?¡¿…-–—/\\|*#"
 
 def _probe_words(text: str, min_len: int) -> list[str]:
     """Lower-cased words of ``text`` long enough to be evidence that a passage is on the page."""
-    strip = _PROBE_STRIP
-    return [w for w in (w.strip(strip) for w in text.lower().split()) if len(w) >= min_len]
+    strip = _PROBE_STRIP  # stripping only shortens a word: short ones are not stripped at all
+    return [
+        w for t in text.lower().split() if len(t) >= min_len and len(w := t.strip(strip)) >= min_len
+    ]
 
 
 def _mostly_known(words: list[str], visible: str, probes: int, share: float) -> bool:
