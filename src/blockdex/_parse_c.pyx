@@ -17,6 +17,7 @@ the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` fo
 
 cimport cython
 from libc.stdint cimport uintptr_t
+from libc.stdlib cimport free, malloc
 from libc.string cimport memchr
 from cpython.ref cimport PyObject
 from cpython.unicode cimport (
@@ -64,54 +65,85 @@ cdef list _long_tags_1byte(const char *p, Py_ssize_t n, Py_ssize_t min_chars, Py
     return out
 
 
-cdef inline Py_ssize_t _find16(
-    const unsigned short *p, Py_ssize_t i, Py_ssize_t end, unsigned char ch
-) noexcept:
-    """The first index in ``[i, end)`` of two-byte text ``p`` holding ``ch`` (not 0), else
-    ``end``: memchr finds the byte, then the character is checked (either byte order: only
-    ``ch`` itself has a byte equal to ``ch`` and the other zero)."""
-    cdef const unsigned char *base = <const unsigned char *> p
-    cdef const unsigned char *q
-    cdef Py_ssize_t b = 2 * i
-    while b < 2 * end:
-        q = <const unsigned char *> memchr(base + b, ch, 2 * end - b)
-        if q == NULL:
-            return end
-        b = q - base
-        if p[b // 2] == ch:
-            return b // 2
-        b += 1
-    return end
+cdef extern from *:
+    """
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+    /* The long-tag scan of two-byte text p (n characters) as one pass over its '<' and '>'
+       (eight characters at a time where SSE2 is there: every x86-64 CPU): a '<' before the
+       last character is counted in *lt; one followed by an ASCII letter starts a span that
+       ends at the next '<' or '>' (or the end), kept when at least min_chars characters lie
+       after the letter. The first cap spans go to spans (start, end pairs); returns how many
+       there are. */
+    #define BD_DELIM(k) do { \
+            if (pending >= 0) { \
+                if ((k) - (pending + 2) >= min_chars) { \
+                    if (found < cap) { spans[2 * found] = pending; spans[2 * found + 1] = (k); } \
+                    found++; \
+                } \
+                pending = -1; \
+            } \
+            if (p[k] == 60 && (k) < n - 1) { \
+                unsigned short next = p[(k) + 1]; \
+                count++; \
+                if ((next >= 65 && next <= 90) || (next >= 97 && next <= 122)) pending = (k); \
+            } \
+        } while (0)
+    static Py_ssize_t bd_tag_scan16(const unsigned short *p, Py_ssize_t n, Py_ssize_t min_chars,
+                                    Py_ssize_t *lt, Py_ssize_t *spans, Py_ssize_t cap) {
+        Py_ssize_t i = 0, k, pending = -1, found = 0, count = 0;
+    #if defined(__SSE2__)
+        const __m128i lt8 = _mm_set1_epi16(60), gt8 = _mm_set1_epi16(62);
+        for (; i + 8 <= n; i += 8) {
+            __m128i v = _mm_loadu_si128((const __m128i *) (p + i));
+            unsigned m = (unsigned) _mm_movemask_epi8(
+                _mm_or_si128(_mm_cmpeq_epi16(v, lt8), _mm_cmpeq_epi16(v, gt8))) & 0x5555u;
+            while (m) {  /* one bit per character: the even ones */
+                k = i + (__builtin_ctz(m) >> 1);
+                m &= m - 1;
+                BD_DELIM(k);
+            }
+        }
+    #endif
+        for (; i < n; i++)
+            if (p[i] == 60 || p[i] == 62) {
+                k = i;
+                BD_DELIM(k);
+            }
+        if (pending >= 0 && n - (pending + 2) >= min_chars) {
+            if (found < cap) { spans[2 * found] = pending; spans[2 * found + 1] = n; }
+            found++;
+        }
+        *lt += count;
+        return found;
+    }
+    #undef BD_DELIM
+    """
+    Py_ssize_t bd_tag_scan16(const unsigned short *p, Py_ssize_t n, Py_ssize_t min_chars,
+                             Py_ssize_t *lt, Py_ssize_t *spans, Py_ssize_t cap) noexcept
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
 cdef list _long_tags_2byte(
     const unsigned short *p, Py_ssize_t n, Py_ssize_t min_chars, Py_ssize_t *lt
 ):
     """:func:`long_tags` for two-byte text (most pages: one character beyond Latin-1 is
-    enough): :func:`_long_tags_1byte`'s jumps, with :func:`_find16` for memchr."""
-    cdef Py_ssize_t i = 0, j, end
-    cdef unsigned short c
-    out = []
-    while i < n - 1:
-        i = _find16(p, i, n - 1, 60)  # '<' with a character after it
-        if i >= n - 1:
-            break
-        lt[0] += 1
-        c = p[i + 1]
-        if not ((65 <= c <= 90) or (97 <= c <= 122)):
-            i += 1
-            continue
-        end = _find16(p, i + 2, n, 62)  # '>'
-        if end - (i + 2) < min_chars:  # too short for a span (as in _long_tags_1byte)
-            i += 1
-            continue
-        j = _find16(p, i + 2, end, 60)
-        if j - (i + 2) >= min_chars:
-            out.append((i, j))
-        i = j
-    return out
+    enough): one pass over its ``<`` and ``>`` (``bd_tag_scan16``), with the same spans and
+    count as :func:`_long_tags_1byte`'s jumps."""
+    cdef Py_ssize_t small[128]
+    cdef Py_ssize_t *spans = small
+    cdef Py_ssize_t found, k, ignored = 0
+    found = bd_tag_scan16(p, n, min_chars, lt, small, 64)
+    if found > 64:  # rare: scan again into room for all of them (the count is kept once)
+        spans = <Py_ssize_t *> malloc(2 * found * sizeof(Py_ssize_t))
+        if spans == NULL:
+            raise MemoryError()
+        bd_tag_scan16(p, n, min_chars, &ignored, spans, found)
+    try:
+        return [(spans[2 * k], spans[2 * k + 1]) for k in range(found)]
+    finally:
+        if spans != small:
+            free(spans)
 
 
 def long_tags(str text, Py_ssize_t min_chars):
