@@ -512,6 +512,8 @@ def test_features_are_unchanged_by_the_compiled_walk(
 # with characters one of whose bytes is that of '<' or '>' (two-byte text is searched by byte)
 _MARKUP_PIECES = ["<", ">", "<a", "<Z", "<1", "x", " ", "\u00e9", "\U0001f600", " b=1", '"']
 _MARKUP_PIECES += ["\u013c", "\u3e3c", "\u3c00", "\u013e", "\u2019"]
+# four-byte characters whose low sixteen bits are '<', '>' or a letter
+_MARKUP_PIECES += ["\U0001003c", "\U0001003e", "\U00010041"]
 _markupish = st.lists(st.sampled_from(_MARKUP_PIECES), max_size=60).map("".join)
 
 

@@ -85,65 +85,85 @@ cdef extern from *:
                 pending = -1; \
             } \
             if (p[k] == 60 && (k) < n - 1) { \
-                unsigned short next = p[(k) + 1]; \
+                unsigned int next = p[(k) + 1]; \
                 count++; \
                 if ((next >= 65 && next <= 90) || (next >= 97 && next <= 122)) pending = (k); \
             } \
         } while (0)
-    static Py_ssize_t bd_tag_scan16(const unsigned short *p, Py_ssize_t n, Py_ssize_t min_chars,
-                                    Py_ssize_t *lt, Py_ssize_t *spans, Py_ssize_t cap) {
-        Py_ssize_t i = 0, k, pending = -1, found = 0, count = 0;
-    #if defined(__SSE2__)
-        const __m128i lt8 = _mm_set1_epi16(60), gt8 = _mm_set1_epi16(62);
-        for (; i + 8 <= n; i += 8) {
-            __m128i v = _mm_loadu_si128((const __m128i *) (p + i));
-            unsigned m = (unsigned) _mm_movemask_epi8(
-                _mm_or_si128(_mm_cmpeq_epi16(v, lt8), _mm_cmpeq_epi16(v, gt8))) & 0x5555u;
-            while (m) {  /* one bit per character: the even ones */
-                k = i + (__builtin_ctz(m) >> 1);
-                m &= m - 1;
-                BD_DELIM(k);
-            }
-        }
-    #endif
-        for (; i < n; i++)
-            if (p[i] == 60 || p[i] == 62) {
-                k = i;
-                BD_DELIM(k);
-            }
-        if (pending >= 0 && n - (pending + 2) >= min_chars) {
-            if (found < cap) { spans[2 * found] = pending; spans[2 * found + 1] = n; }
-            found++;
-        }
-        *lt += count;
-        return found;
+    /* NAME(p, n, ...) for characters of type CHAR, LANES to a vector compared by CMPEQ, whose
+       movemask gives BITS bits per character (the lowest kept by KEEP) */
+    #define BD_TAG_SCAN(NAME, CHAR, LANES, CMPEQ, SET1, KEEP, SHIFT) \
+    static Py_ssize_t NAME(const CHAR *p, Py_ssize_t n, Py_ssize_t min_chars, Py_ssize_t *lt, \
+                           Py_ssize_t *spans, Py_ssize_t cap) { \
+        Py_ssize_t i = 0, k, pending = -1, found = 0, count = 0; \
+        BD_VECTOR_LOOP(CHAR, LANES, CMPEQ, SET1, KEEP, SHIFT) \
+        for (; i < n; i++) \
+            if (p[i] == 60 || p[i] == 62) { \
+                k = i; \
+                BD_DELIM(k); \
+            } \
+        if (pending >= 0 && n - (pending + 2) >= min_chars) { \
+            if (found < cap) { spans[2 * found] = pending; spans[2 * found + 1] = n; } \
+            found++; \
+        } \
+        *lt += count; \
+        return found; \
     }
+    #if defined(__SSE2__)
+    #define BD_VECTOR_LOOP(CHAR, LANES, CMPEQ, SET1, KEEP, SHIFT) \
+        const __m128i lt8 = SET1(60), gt8 = SET1(62); \
+        for (; i + LANES <= n; i += LANES) { \
+            __m128i v = _mm_loadu_si128((const __m128i *) (p + i)); \
+            unsigned m = (unsigned) _mm_movemask_epi8( \
+                _mm_or_si128(CMPEQ(v, lt8), CMPEQ(v, gt8))) & KEEP; \
+            while (m) { \
+                k = i + (__builtin_ctz(m) >> SHIFT); \
+                m &= m - 1; \
+                BD_DELIM(k); \
+            } \
+        }
+    #else
+    #define BD_VECTOR_LOOP(CHAR, LANES, CMPEQ, SET1, KEEP, SHIFT)
+    #endif
+    BD_TAG_SCAN(bd_tag_scan16, unsigned short, 8, _mm_cmpeq_epi16, _mm_set1_epi16, 0x5555u, 1)
+    BD_TAG_SCAN(bd_tag_scan32, unsigned int, 4, _mm_cmpeq_epi32, _mm_set1_epi32, 0x1111u, 2)
+    #undef BD_VECTOR_LOOP
+    #undef BD_TAG_SCAN
     #undef BD_DELIM
     """
     Py_ssize_t bd_tag_scan16(const unsigned short *p, Py_ssize_t n, Py_ssize_t min_chars,
                              Py_ssize_t *lt, Py_ssize_t *spans, Py_ssize_t cap) noexcept
+    Py_ssize_t bd_tag_scan32(const unsigned int *p, Py_ssize_t n, Py_ssize_t min_chars,
+                             Py_ssize_t *lt, Py_ssize_t *spans, Py_ssize_t cap) noexcept
 
 
-cdef list _long_tags_2byte(
-    const unsigned short *p, Py_ssize_t n, Py_ssize_t min_chars, Py_ssize_t *lt
+cdef list _long_tags_wide(
+    const void *p, int kind, Py_ssize_t n, Py_ssize_t min_chars, Py_ssize_t *lt
 ):
-    """:func:`long_tags` for two-byte text (most pages: one character beyond Latin-1 is
-    enough): one pass over its ``<`` and ``>`` (``bd_tag_scan16``), with the same spans and
-    count as :func:`_long_tags_1byte`'s jumps."""
+    """:func:`long_tags` for two- and four-byte text (most pages: one character beyond Latin-1
+    is enough; an emoji makes four): one pass over its ``<`` and ``>`` (``bd_tag_scan16``,
+    ``bd_tag_scan32``), with the same spans and count as :func:`_long_tags_1byte`'s jumps."""
     cdef Py_ssize_t small[128]
     cdef Py_ssize_t *spans = small
     cdef Py_ssize_t found, k, ignored = 0
-    found = bd_tag_scan16(p, n, min_chars, lt, small, 64)
+    found = _scan_wide(p, kind, n, min_chars, lt, small, 64)
     if found > 64:  # rare: scan again into room for all of them (the count is kept once)
         spans = <Py_ssize_t *> malloc(2 * found * sizeof(Py_ssize_t))
         if spans == NULL:
             raise MemoryError()
-        bd_tag_scan16(p, n, min_chars, &ignored, spans, found)
+        _scan_wide(p, kind, n, min_chars, &ignored, spans, found)
     try:
         return [(spans[2 * k], spans[2 * k + 1]) for k in range(found)]
     finally:
         if spans != small:
             free(spans)
+
+
+cdef inline Py_ssize_t _scan_wide(const void *p, int kind, Py_ssize_t n, Py_ssize_t min_chars,
+                                  Py_ssize_t *lt, Py_ssize_t *spans, Py_ssize_t cap) noexcept:
+    if kind == PyUnicode_2BYTE_KIND:
+        return bd_tag_scan16(<const unsigned short *> p, n, min_chars, lt, spans, cap)
+    return bd_tag_scan32(<const unsigned int *> p, n, min_chars, lt, spans, cap)
 
 
 def long_tags(str text, Py_ssize_t min_chars):
@@ -171,34 +191,12 @@ cdef list _long_tags(str text, Py_ssize_t min_chars, Py_ssize_t *lt):
     """:func:`long_tags`; ``lt[0]`` gets the number of ``<`` in ``text``."""
     cdef int kind = PyUnicode_KIND(text)
     cdef void *data = PyUnicode_DATA(text)
-    cdef Py_ssize_t n = len(text), i = 0, j
-    cdef Py_UCS4 c
+    cdef Py_ssize_t n = len(text)
     if n and PyUnicode_READ(kind, data, n - 1) == 60:  # the loops stop before the last one
         lt[0] += 1
     if kind == PyUnicode_1BYTE_KIND:
         return _long_tags_1byte(<const char *> data, n, min_chars, lt)
-    if kind == PyUnicode_2BYTE_KIND:
-        return _long_tags_2byte(<const unsigned short *> data, n, min_chars, lt)
-    out = []
-    while i < n - 1:
-        if PyUnicode_READ(kind, data, i) != 60:  # '<'
-            i += 1
-            continue
-        lt[0] += 1
-        c = PyUnicode_READ(kind, data, i + 1)
-        if not ((65 <= c <= 90) or (97 <= c <= 122)):
-            i += 1
-            continue
-        j = i + 2
-        while j < n:
-            c = PyUnicode_READ(kind, data, j)
-            if c == 60 or c == 62:
-                break
-            j += 1
-        if j - (i + 2) >= min_chars:
-            out.append((i, j))
-        i = j  # no '<' before j: the next match cannot start earlier
-    return out
+    return _long_tags_wide(data, kind, n, min_chars, lt)
 
 
 cdef inline bint _name_char(Py_UCS4 c) noexcept:
