@@ -1,0 +1,132 @@
+"""Milliseconds a page of this checkout's pipeline against another commit's, alternating processes.
+
+A peer's speed moves from run to run on a shared machine (resiliparse ran l3s-gn1 at 739 and at
+823 pages/s in two sessions while blockdex held still), so a few percent gained by a change is
+lost in a ratio against a peer. This compares blockdex with itself: ``--base`` (a commit, default
+``HEAD~1``) is checked out into a temporary git worktree and its compiled twins are built there
+(``setup.py build_ext --inplace``, ~30 s); then a child process times the default pipeline
+(``Extractor.run`` and rendering to ``--format``) over the set's pages with one source tree, then
+the other, ``--pairs`` times. Each child runs ``--rounds`` rounds over the pages after one warm-up
+page and reports the mean milliseconds a page. The figure to quote is the median of the pairs'
+ratios (base ÷ this checkout; above 1 this checkout is faster).
+
+    python benchmarks/commit_ab.py [--base 032bea0] [--dataset scrapinghub-aeb] [--format text]
+        [--limit 200] [--pairs 3] [--rounds 3] [--keep /tmp/blockdex-base]
+
+``--keep DIR`` builds the base into DIR and leaves it there; a later run with the same DIR and
+``--base`` reuses it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = """
+import sys, time, warnings
+warnings.filterwarnings("ignore")
+import blockdex
+from blockdex.evaluate.datasets import load_dataset
+from blockdex.extract import Extractor
+dataset, fmt, limit, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+pages = [p.html for p in load_dataset(dataset, limit=limit)]
+ex = Extractor()
+ex.run(pages[0]).render(fmt)
+t0 = time.perf_counter()
+for _ in range(rounds):
+    for html in pages:
+        ex.run(html).render(fmt)
+print(blockdex.__file__)
+print((time.perf_counter() - t0) / (rounds * len(pages)) * 1000)
+"""
+
+
+def _build(base: str, where: Path) -> None:
+    if not (where / "src" / "blockdex").is_dir():
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-f", str(where), base],
+            check=True,
+            capture_output=True,
+        )
+    head = subprocess.run(
+        ["git", "-C", str(where), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    want = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", base], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    if head != want:
+        raise SystemExit(f"{where} holds {head[:10]}, not {base} ({want[:10]}): use another --keep")
+    print(f"building {base} ({head[:10]}) in {where} …", file=sys.stderr)
+    subprocess.run(
+        [sys.executable, "setup.py", "build_ext", "--inplace", "-j", "2"],
+        cwd=where,
+        check=True,
+        capture_output=True,
+    )
+
+
+def _time(src: Path, args: argparse.Namespace) -> float:
+    env = dict(os.environ, PYTHONPATH=str(src))
+    env.pop("BLOCKDEX_PURE_PYTHON", None)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, args.dataset, args.format, str(args.limit), str(args.rounds)],
+        env=env,
+        cwd=tempfile.gettempdir(),  # not the checkout: its src must not shadow PYTHONPATH's
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    where, ms = out.stdout.strip().splitlines()[-2:]
+    if not Path(where).resolve().is_relative_to(src.resolve()):
+        raise SystemExit(f"the child imported blockdex from {where}, not from {src}")
+    return float(ms)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--base", default="HEAD~1", help="the commit to compare with (default HEAD~1)")
+    ap.add_argument("--dataset", default="scrapinghub-aeb")
+    ap.add_argument("--format", default="text")
+    ap.add_argument("--limit", type=int, default=200)
+    ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--keep", type=Path, help="build the base here and leave it (reused)")
+    args = ap.parse_args()
+
+    where = args.keep or Path(tempfile.mkdtemp(prefix="blockdex-base-")) / "tree"
+    try:
+        _build(args.base, where)
+        ratios = []
+        for k in range(args.pairs):
+            base_ms = _time(where / "src", args)
+            this_ms = _time(ROOT / "src", args)
+            ratios.append(base_ms / this_ms)
+            print(
+                f"pair {k + 1}: {args.base} {base_ms:.3f} ms/page, this checkout "
+                f"{this_ms:.3f} ms/page, ratio {ratios[-1]:.3f}"
+            )
+        print(
+            f"dataset={args.dataset} format={args.format} pairs={args.pairs} "
+            f"rounds={args.rounds}: ratio median {statistics.median(ratios):.3f} "
+            f"(above 1: this checkout is faster)"
+        )
+    finally:
+        if args.keep is None:
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(where)],
+                capture_output=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
