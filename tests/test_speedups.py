@@ -534,6 +534,18 @@ def test_compiled_long_tag_scan_equals_the_regex_on_test_pages(data_dir: Path) -
             assert parse_c.long_tags(text, n) == expected, (path.name, n)
 
 
+@needs_compiled
+@pytest.mark.parametrize("wide", ["", "\u3042", "\U0001f600"])
+def test_compiled_long_tag_scan_finds_more_spans_than_its_first_buffer(wide: str) -> None:
+    """Two- and four-byte text keeps the first 64 spans in a fixed buffer and scans again for
+    more: 300 long tags, each found."""
+    text = wide + "".join(f"<a b=1 c=2 d{k}>x" for k in range(300)) + "<"
+    rx = parse_module._long_tag_re(3)
+    assert parse_c.long_tags(text, 3) == [m.span() for m in rx.finditer(text)]
+    assert len(parse_c.long_tags(text, 3)) == 300
+    assert parse_c.tag_scan(text, 3)[0] == text.count("<")
+
+
 _attributish = st.lists(
     st.sampled_from(
         ["<a", " ", "b", "=", '"', "'", "/", ">", "\xa0", "\u3000", "x=1", 'c="d e"', "é", "<"]
