@@ -8,6 +8,8 @@ import statistics
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import blockdex
 from blockdex.extract import Extractor
@@ -287,3 +289,25 @@ def test_unit_columns_mark_the_primary_story_and_its_rivals() -> None:
     assert cols[own, 2] == 1.0 and cols[rival, 2] < 0.5  # the headlines' title match
     assert 0.3 < cols[own, 3] < 0.7  # each story holds about half the page's text
     assert not unit_columns(blockdex.segment("<p>No units on this page at all.</p>")).any()
+
+
+_story_texts = st.lists(
+    st.lists(
+        st.sampled_from(["Storm", "STORM", "storms", "ΟΔΟΣ", "οδος", "town", " ", "-", "x", "Σ"]),
+        max_size=8,
+    ).map("".join),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_story_texts, st.sampled_from([0.0, 0.25, 0.5, 1.0]))
+def test_title_share_block_by_block_equals_the_joined_text(texts: list[str], share: float) -> None:
+    from blockdex.units import _holds_title_share, _stands_in
+
+    title_words = frozenset({"storm", "town", "οδος", "οδοσ", "σ"})
+    joined = " ".join(texts).lower()
+    expected = sum(_stands_in(w, joined) for w in title_words) / len(title_words) >= share
+    assert _holds_title_share(title_words, texts, share) == expected
+    assert _holds_title_share(frozenset(), texts, share) == (share <= 0.0)

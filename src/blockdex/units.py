@@ -881,12 +881,25 @@ def _share(title_words: frozenset[str], counts: Counter[str]) -> float:
     return sum(w in counts for w in title_words) / len(title_words)
 
 
-def _share_in(title_words: frozenset[str], lower: str) -> float:
-    """:func:`_share` of the content words of the lower-cased text ``lower``, without counting
-    them: a title word is among them when it stands in the text between non-word characters."""
+def _holds_title_share(title_words: frozenset[str], texts: Sequence[str], share: float) -> bool:
+    """Whether at least ``share`` of the title's content words stand in ``" ".join(texts)``
+    lower-cased (between non-word characters: :func:`_stands_in`), found block by block: a
+    title word (word characters only) cannot span the joining space, and lower-casing stops at
+    it too (the final-sigma rule looks no further than a space). Stops at the first block that
+    completes the share, without joining or lower-casing the rest."""
     if not title_words:
-        return 0.0
-    return sum(_stands_in(w, lower) for w in title_words) / len(title_words)
+        return share <= 0.0  # no title words: a share of 0
+    left = set(title_words)
+    found = 0
+    for text in texts:
+        lower = text.lower()
+        hits = [w for w in left if _stands_in(w, lower)]
+        if hits:
+            found += len(hits)
+            left.difference_update(hits)
+            if found / len(title_words) >= share:
+                return True
+    return found / len(title_words) >= share
 
 
 _WORD_CHAR = re.compile(r"\w")
@@ -958,9 +971,9 @@ def titled_story(
         run = runs[0]
         if run[0] <= cfg.min_gap_blocks:
             return None
-        text = " ".join(page.blocks[p].text for p in run)
-        if len(text) + 1 < 3 * cfg.min_story_words or (
-            _share_in(_title_words(page), text.lower()) >= cfg.max_title_share
+        texts = [page.blocks[p].text for p in run]
+        if sum(map(len, texts)) + len(texts) < 3 * cfg.min_story_words or _holds_title_share(
+            _title_words(page), texts, cfg.max_title_share
         ):
             return None
     at = title_block(page, units_cfg)
