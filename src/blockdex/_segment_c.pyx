@@ -325,13 +325,8 @@ cdef class _CFrame:
         return self.scope_own
 
     cdef void reset_run(self):
-        # the lists are joined, never handed out: cleared in place (no new list per run)
-        if self.inline_stack:
-            self.html = [f"<{t}>" for t in self.inline_stack]
-        elif self.html:
-            del self.html[:]
-        if self.text:
-            del self.text[:]
+        self.html = [f"<{t}>" for t in self.inline_stack] if self.inline_stack else []
+        self.text = []
         self.link_chars = 0
         self.n_links = 0
 
