@@ -70,9 +70,9 @@ cdef extern from *:
     #if defined(__SSE2__)
     #include <emmintrin.h>
     #endif
-    /* The long-tag scan of two-byte text p (n characters) as one pass over its '<' and '>'
-       (eight characters at a time where SSE2 is there: every x86-64 CPU): a '<' before the
-       last character is counted in *lt; one followed by an ASCII letter starts a span that
+    /* The long-tag scan of two- or four-byte text p (n characters) as one pass over its '<'
+       and '>' (eight or four characters at a time where SSE2 is there: every x86-64 CPU): a
+       '<' before the last character is counted in *lt; one followed by an ASCII letter starts a span that
        ends at the next '<' or '>' (or the end), kept when at least min_chars characters lie
        after the letter. The first cap spans go to spans (start, end pairs); returns how many
        there are. */
@@ -90,8 +90,9 @@ cdef extern from *:
                 if ((next >= 65 && next <= 90) || (next >= 97 && next <= 122)) pending = (k); \
             } \
         } while (0)
-    /* NAME(p, n, ...) for characters of type CHAR, LANES to a vector compared by CMPEQ, whose
-       movemask gives BITS bits per character (the lowest kept by KEEP) */
+    /* NAME(p, n, ...) for characters of type CHAR, LANES to a vector set by SET1 and compared
+       by CMPEQ; the vector's movemask gives 2^SHIFT bits per character, of which KEEP keeps
+       the lowest */
     #define BD_TAG_SCAN(NAME, CHAR, LANES, CMPEQ, SET1, KEEP, SHIFT) \
     static Py_ssize_t NAME(const CHAR *p, Py_ssize_t n, Py_ssize_t min_chars, Py_ssize_t *lt, \
                            Py_ssize_t *spans, Py_ssize_t cap) { \

@@ -98,9 +98,6 @@ cdef enum:  # what the walk does with an element, by its tag (see _CWalker.code_
     TAG_PRE = 32
 
 cdef object _C = None  # blockdex.segment's tables, read on first use (it imports this module)
-cdef extern from "Python.h":
-    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
-
 cdef Py_ssize_t _SQUASH_WINDOW = 1 << 18  # longer texts: segment._squash_ws (windowed)
 
 cdef inline bint _ascii_space(unsigned char c) noexcept:
@@ -862,6 +859,7 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
     bint Py_UNICODE_ISUPPER(Py_UCS4 ch)
     object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
 
 cdef Py_ssize_t _squash_rest(const _char_t *src, Py_ssize_t n, Py_ssize_t start,
                              _char_t *buf) noexcept:

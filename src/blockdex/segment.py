@@ -250,8 +250,11 @@ IMAGE_ATTRIBUTES = (
 )
 """What :func:`image_source` reads of an ``<img>``."""
 _LAZY_SRC = ("data-src", "data-lazy-src", "data-original")
-_PLACEHOLDER_RE = re.compile(r"(?:^data:|blank\.|spacer\.|pixel\.|placeholder|transparent\.)", re.I)
 _PLACEHOLDER_WORDS = ("blank.", "spacer.", "pixel.", "placeholder", "transparent.")
+"""What a placeholder image's address holds (a ``data:`` address is one too)."""
+_PLACEHOLDER_RE = re.compile(
+    "(?:^data:|" + "|".join(map(re.escape, _PLACEHOLDER_WORDS)) + ")", re.I
+)
 
 
 def _placeholder(src: str) -> bool:
