@@ -212,6 +212,11 @@ _HAND_MADE = [
     f"<div class='{'Ab-' * 60}' id='{'Cd' * 30}' ROLE=Main itemprop=''><p>x</p>"
     "<section class='' id=\u00c9T\u00c9 role=NAV><p>y</p></section>"
     f"<article Class='Post Entry' itemprop='{'Z' * 199}'><p>z</p></article></div>",
+    # runs of nothing but blank nodes and <br>s (not joined), of non-ASCII spaces (joined, then
+    # empty), a cell separator after blanks, <pre> runs of newlines and of spaces
+    "<div> \n <br> <p>a</p>\t<br><br> <b> </b><p>b</p>\u00a0\u2003<br><p>c</p> </div>"
+    "<table><tr><td> </td><td>\u00a0</td><td> <br> </td></tr></table>"
+    "<pre><br><br></pre><pre>  </pre><pre>\n<b> </b>\n</pre><div><i> </i><code> </code></div>",
 ]
 
 

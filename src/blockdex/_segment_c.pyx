@@ -268,6 +268,7 @@ cdef class _CFrame:
     cdef Py_ssize_t path_levels  # how many tags it joins
     cdef int mode
     cdef list html, text, inline_stack
+    cdef bint solid  # the run's text holds more than the blank nodes' spaces and <br>'s newlines
     cdef Py_ssize_t link_chars, n_links
     cdef bd_node *node
     cdef _CFrame parent
@@ -324,6 +325,7 @@ cdef class _CFrame:
     cdef void reset_run(self):
         self.html = [f"<{t}>" for t in self.inline_stack] if self.inline_stack else []
         self.text = []
+        self.solid = False
         self.link_chars = 0
         self.n_links = 0
 
@@ -487,8 +489,10 @@ cdef class _CWalker:
 
     cdef void flush(self, _CFrame frame) except *:
         cdef bint has_text
-        if not frame.text:
-            if frame.html:
+        if not frame.solid:
+            # nothing but spaces and newlines: no block (squashed or stripped, the text is
+            # empty), so the run's text is not joined
+            if frame.text or frame.html:
                 frame.reset_run()
             return
         text_raw = "".join(frame.text)
@@ -646,6 +650,7 @@ cdef class _CWalker:
         frame.joined = None
         frame.html = []
         frame.text = []
+        frame.solid = False
         frame.inline_stack = []
         frame.link_chars = 0
         frame.n_links = 0
@@ -700,6 +705,7 @@ cdef class _CWalker:
             s = _text(node)
             if s:
                 frame.text.append(s)
+                frame.solid = True
                 frame.html.append(_escape(s))
                 if self.link_depth:
                     frame.link_chars += len(s.strip())
@@ -714,6 +720,7 @@ cdef class _CWalker:
             frame.html.append(_cell_open(tag, _attr(node, b"colspan"), _attr(node, b"rowspan")))
             if frame.text:
                 frame.text.append(" | ")
+                frame.solid = True
             self.push_exit(EXIT_CELL, tag)
             return True
         if kind == TAG_FIGCAPTION:

@@ -77,6 +77,12 @@ CONFIDENT = (0.03, 0.97)
 dev pages (0 of ~134k blocks of scrapinghub, wcxb and l3s-gn1 changed decision), and skipping it
 for them halves stage-2 work. ``ContentPredictor(exact=True)`` runs stage 2 on every block."""
 
+_any = np.logical_or.reduce
+"""``a.any()`` of a 1-D bool array, as the ufunc reduction ``ndarray.any`` ends in, without
+numpy's Python-level wrapper (a few µs on every page, most of a small page's predict step)."""
+_max = np.maximum.reduce
+"""``a.max()`` of a 1-D array, the same way."""
+
 
 _NODE_DTYPE = np.dtype([("threshold", "<f4"), ("feature", "<u2"), ("right", "<u2")])
 """The compiled evaluation's node (``_content_c.forest_raw``): 8 bytes. Trees are laid out
@@ -192,8 +198,12 @@ class Forest:
         return take(self.value, node).sum(axis=1)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        """Probabilities (logistic link)."""
-        return 1.0 / (1.0 + np.exp(-self.raw(X)))
+        """Probabilities (logistic link): ``1 / (1 + exp(-raw))``, each step in place."""
+        p = self.raw(X)
+        np.negative(p, out=p)
+        np.exp(p, out=p)
+        p += 1.0
+        return np.divide(1.0, p, out=p)
 
 
 class ContentModel:
@@ -242,8 +252,9 @@ class ContentModel:
         if confident is not None and compiled is not None and self.stage2._packed is not None:
             # the unsure blocks' stage-2 rows in one compiled call (no context columns for
             # the confident ones, no fancy indexing and hstack copies)
+            mean = float(np.add.reduce(p1) / len(p1))  # p1.mean(): the same reduction
             unsure_rows = compiled.stage2_rows(
-                page.blocks, p1, float(p1.mean()), PROB_SCOPE_LEVELS, PROB_WINDOWS,
+                page.blocks, p1, mean, PROB_SCOPE_LEVELS, PROB_WINDOWS,
                 confident[0], confident[1], X,
             )  # fmt: skip
             if unsure_rows is not None:
@@ -256,7 +267,7 @@ class ContentModel:
             return self.stage2.predict(np.hstack([X, ctx]))
         unsure = (p1 >= confident[0]) & (p1 <= confident[1])
         out = p1.copy()
-        if unsure.any():
+        if _any(unsure):
             out[unsure] = self.stage2.predict(np.hstack([X[unsure], ctx[unsure]]))
         return out
 
@@ -324,16 +335,16 @@ class ContentPredictor:
             return Selection()
         probs = self.model.probabilities(page, self.confident)
         keep, warnings = self._decide(page, probs)
-        if self.stories and keep.any():
+        if self.stories and _any(keep):
             keep, probs, warnings = self._titled_story(page, keep, probs, warnings)
-        if not self.comments and keep.any():
+        if not self.comments and _any(keep):
             keep, note = _without_comments(page, keep)
             warnings += note
         fallback = None
-        if not keep.any() and self.never_empty:
+        if not _any(keep) and self.never_empty:
             keep, fallback, note = never_empty(page, probs)
             warnings += note
-        elif not keep.any():
+        elif not _any(keep):
             warnings += (
                 f"no block looked like main content (best probability {probs.max():.2f} < "
                 f"{self.threshold:.2f}); use --predictor all to get the whole page",
@@ -354,8 +365,8 @@ class ContentPredictor:
         story_keep = keep
         if self.threshold != self.model.threshold:
             own = _without_ad_labels(page, probs >= self.model.threshold)
-            story_keep = own if own.any() else keep
-        region = titled_story(page, np.flatnonzero(story_keep).tolist())
+            story_keep = own if _any(own) else keep
+        region = titled_story(page, story_keep.nonzero()[0].tolist())
         if region is None:
             return keep, probs, warnings
         sub = page.slice(region.first, region.last + 1)
@@ -365,7 +376,7 @@ class ContentPredictor:
         own_keep = sub_keep
         if self.threshold != self.model.threshold:
             own_keep = self._decide(sub, sub_probs, self.model.threshold)[0]
-        if not own_keep.any() or not sub_keep.any():
+        if not _any(own_keep) or not _any(sub_keep):
             return keep, probs, warnings
         if region.missed:
             # the model kept another story only: use what it finds in the region if that is a
@@ -388,7 +399,7 @@ class ContentPredictor:
         threshold = self.threshold if threshold is None else threshold
         keep = _without_ad_labels(page, probs >= threshold)
         warnings: tuple[str, ...] = ()
-        if not keep.any() and probs.max() >= FALLBACK_THRESHOLD:
+        if not _any(keep) and _max(probs) >= FALLBACK_THRESHOLD:
             # A short page's one paragraph can score just under the threshold; an app shell or
             # error page scores far lower. Keep the likely blocks rather than return nothing.
             keep = _without_ad_labels(page, probs >= FALLBACK_THRESHOLD)
@@ -465,7 +476,7 @@ def _without_ad_labels(page: Page, keep: np.ndarray) -> np.ndarray:
     """``keep`` without blocks whose whole text is an ad label (:data:`AD_LABELS`)."""
     blocks = page.blocks
     out = keep
-    for i in np.flatnonzero(keep).tolist():
+    for i in keep.nonzero()[0].tolist():
         text = blocks[i].text
         if len(text) <= _LABEL_MAX_CHARS and " ".join(WORD_RE.findall(text.lower())) in AD_LABELS:
             if out is keep:

@@ -1,0 +1,70 @@
+"""One hash of the default pipeline's output on every shared page: the check that a speed change
+gives the same output.
+
+Each page of the shared sets is run through ``Extractor().run`` (the HTML as ``str``, or as UTF-8
+``bytes`` with ``--bytes``) and hashed: its JSON (blocks, selection, metadata; the timings left
+out) and its Markdown. The figure printed is the sha256 of the per-page hashes in order; compare it
+before and after a change, compiled and with ``BLOCKDEX_PURE_PYTHON=1``. ``--save FILE`` writes the
+per-page hashes and ``--against FILE`` names the pages whose hash differs from a saved run.
+
+    python benchmarks/output_hash.py [--bytes] [--save pages.txt] [--against pages.txt]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import warnings
+from pathlib import Path
+
+from blockdex.evaluate.datasets import load_dataset
+from blockdex.extract import Extractor
+
+SETS = ("l3s-gn1", "scrapinghub-aeb", "trafilatura-eval", "wcxb", "webmainbench-samples")
+
+
+def page_hash(ex: Extractor, html: str | bytes) -> str:
+    result = ex.run(html)
+    doc = result.to_json()
+    doc.pop("timings_ms", None)
+    body = json.dumps(doc, sort_keys=True, ensure_ascii=False) + "\n" + result.render("markdown")
+    return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--bytes", action="store_true", help="give each page as UTF-8 bytes")
+    ap.add_argument("--save", type=Path, help="write 'set id hash' a line to this file")
+    ap.add_argument("--against", type=Path, help="name the pages that differ from this saved run")
+    args = ap.parse_args()
+    warnings.filterwarnings("ignore")
+    ex = Extractor()
+    rows = []
+    for name in SETS:
+        for page in load_dataset(name):
+            html = page.html.encode("utf-8", "surrogatepass") if args.bytes else page.html
+            rows.append(f"{name} {page.id} {page_hash(ex, html)}")
+    total = hashlib.sha256("\n".join(rows).encode()).hexdigest()
+    print(f"{len(rows)} pages, combined sha256 {total}")
+    if args.save:
+        args.save.write_text("\n".join(rows) + "\n")
+    if args.against:
+        before = dict(line.rsplit(" ", 1) for line in args.against.read_text().splitlines())
+        changed = [
+            r.rsplit(" ", 1)[0]
+            for r in rows
+            if before.get(r.rsplit(" ", 1)[0]) != r.rsplit(" ", 1)[1]
+        ]
+        print(f"{len(changed)} pages differ from {args.against}")
+        for key in changed[:50]:
+            print("  " + key)
+        return 1 if changed else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
