@@ -1263,6 +1263,38 @@ def test_compiled_title_candidates_equal_the_python_filter(
     assert units_c.title_candidates(*args) == units_module._title_candidates(*args)
 
 
+@needs_compiled
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["p", "h1", "h6", "h7", "h0", "hr", "H2", "h", "h12", "\u0125\u0032"]),
+            _title_texts,
+            st.sampled_from(["dom", "script", "meta"]),
+            st.lists(st.integers(-(1 << 62), 1 << 62), max_size=3).map(tuple),
+        ),
+        max_size=12,
+    )
+)
+def test_compiled_block_rows_equal_the_python_ones(
+    rows: list[tuple[str, str, str, tuple[int, ...]]],
+) -> None:
+    """``heading_positions`` and the element ids and text-length sums ``find_units`` reads."""
+    from itertools import accumulate
+
+    blocks = tuple(
+        Block(index=i, tag=tag, html=text, text=text, source=source, scope=scope)
+        for i, (tag, text, source, scope) in enumerate(rows)
+    )
+    levels = [units_module.HEADING_LEVELS.get(b.tag, 0) for b in blocks]
+    assert units_c.heading_positions(blocks) == [(i, v) for i, v in enumerate(levels) if v]
+    element_ids = [b.scope[-1] if b.scope and b.source == "dom" else None for b in blocks]
+    prefix = [0, *accumulate(len(b.text) for b in blocks)]
+    assert units_c.unit_rows(blocks) == (element_ids, prefix)
+    assert units_c.unit_rows([*blocks, object()]) is None  # not all Blocks: the Python code
+    assert units_c.heading_positions([*blocks, object()]) is None
+
+
 def test_the_compiled_ab_benchmark_switches_every_module_that_uses_the_compiled_code() -> None:
     """benchmarks/compiled_ab.py's "python" column must be the whole pure-Python path: every
     module that takes a compiled twin (``compiled = twin(__name__)``) is in its list, no module

@@ -56,10 +56,13 @@ cdef int _load_block_offsets(type block_cls) except -1:
     """Read the block class's slot offsets, unless they are the ones already read."""
     global _block_offsets_for
     cdef Py_ssize_t i
+    cdef Py_ssize_t found[15]
     if _block_offsets_for is block_cls:
         return 0
+    for i in range(15):  # all read before any is kept: a class without them changes nothing
+        found[i] = _slot_offset(block_cls, BLOCK_FIELDS[i])
     for i in range(15):
-        _block_off[i] = _slot_offset(block_cls, BLOCK_FIELDS[i])
+        _block_off[i] = found[i]
     _block_offsets_for = block_cls
     return 0
 

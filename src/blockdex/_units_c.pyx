@@ -6,15 +6,20 @@
 * :func:`mark_ranges` — ``units._mark_ranges``: the blocks each marked element holds, through
   lexbor's parent pointers.
 * :func:`title_candidates` — ``units._title_candidates``: the blocks ``title_block`` scores.
+* :func:`heading_positions` — ``units.heading_positions``; :func:`unit_rows` — the element ids
+  and text-length prefix sums ``units.find_units`` reads of every block.
 
 Each gives what its pure-Python twin gives (tests/test_speedups.py compares them); blockdex uses
 the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` forces it.
 """
 
 cimport cython
-from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ
+from cpython.unicode cimport (
+    PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ, PyUnicode_READ_CHAR,
+)
 from libc.stdint cimport uintptr_t
 from libc.stdlib cimport malloc, free, realloc
+from blockdex._common_c cimport _block_off, _field, _load_block_offsets
 from blockdex._lexbor_c cimport (
     NODE_ELEMENT, NODE_TEXT, _TagKinds, _ascii_ieq, _attr, _attr_first, _attr_next, _attr_qname,
     _attr_value, _decode, _following, _tag, _text_nodes, bd_chardata, bd_node,
@@ -274,3 +279,69 @@ def title_candidates(blocks, double shortest, double longest, Py_ssize_t max_spa
         if ok:
             out.append(pos)
     return out
+
+
+cdef inline Py_ssize_t _heading_level(str tag) noexcept:
+    """``units.HEADING_LEVELS.get(tag, 0)``: 1 … 6 for ``h1`` … ``h6``, else 0."""
+    cdef Py_ssize_t c
+    if PyUnicode_GET_LENGTH(tag) != 2 or <Py_ssize_t> PyUnicode_READ_CHAR(tag, 0) != 104:  # h
+        return 0
+    c = <Py_ssize_t> PyUnicode_READ_CHAR(tag, 1)
+    return c - 48 if 49 <= c <= 54 else 0  # '1' … '6'
+
+
+cdef tuple _blocks_of_class(blocks):
+    """``blocks`` as a tuple when every one is of one class with ``Block``'s slots (their
+    offsets loaded), else None: the caller then reads them as Python objects."""
+    cdef tuple seq = blocks if type(blocks) is tuple else tuple(blocks)
+    if not seq:
+        return seq
+    cls = type(seq[0])
+    for b in seq:
+        if type(b) is not cls:
+            return None
+    try:
+        _load_block_offsets(cls)
+    except TypeError:  # not a class with Block's slots
+        return None
+    return seq
+
+
+def heading_positions(blocks):
+    """``blockdex.units.heading_positions``: ``(position, level)`` of the heading blocks, in
+    order, reading each block's tag from its slot. None when the blocks are not all of one class
+    with ``Block``'s slots (the caller then runs the Python code)."""
+    cdef tuple seq = _blocks_of_class(blocks)
+    cdef Py_ssize_t pos, level
+    if seq is None:
+        return None
+    out = []
+    for pos in range(len(seq)):
+        tag = _field(seq[pos], _block_off[1])
+        level = _heading_level(tag) if type(tag) is str else 0
+        if level:
+            out.append((pos, level))
+    return out
+
+
+def unit_rows(blocks):
+    """What ``blockdex.units.find_units`` reads of every block, in one pass over their slots:
+    ``(element_ids, prefix)``, each block's element (``scope[-1]`` of a block from the page's
+    tree, else None) and the running sum of the blocks' text lengths (``n + 1`` entries from 0).
+    None when the blocks are not all of one class with ``Block``'s slots."""
+    cdef tuple seq = _blocks_of_class(blocks)
+    cdef Py_ssize_t pos, total = 0
+    if seq is None:
+        return None
+    element_ids = []
+    prefix = [0]
+    for pos in range(len(seq)):
+        b = seq[pos]
+        scope = _field(b, _block_off[13])
+        if scope and _field(b, _block_off[11]) == "dom":
+            element_ids.append(scope[-1])
+        else:
+            element_ids.append(None)
+        total += len(_field(b, _block_off[3]))
+        prefix.append(total)
+    return element_ids, prefix

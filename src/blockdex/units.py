@@ -419,6 +419,10 @@ class _Span:
 
 def heading_positions(blocks: Sequence[object]) -> list[tuple[int, int]]:
     """``(position, level)`` of the heading blocks, in order."""
+    if compiled is not None:
+        found = compiled.heading_positions(blocks)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
     get = HEADING_LEVELS.get
     return [
         (pos, level) for pos, level in enumerate(map(get, map(_TAG, blocks), repeat(0))) if level
@@ -437,10 +441,17 @@ def find_units(
     if root is None or n == 0:
         return []
     headlines = [(pos, level) for pos, level in heads if level <= cfg.story_levels]
-    element_ids: list[int | None] = [
-        b.scope[-1] if b.scope and b.source == "dom" else None  # type: ignore[attr-defined]
-        for b in blocks
-    ]
+    # each block's element, and the running sum of text lengths (n + 1 entries from 0)
+    rows = compiled.unit_rows(blocks) if compiled is not None else None
+    element_ids: list[int | None]
+    prefix: list[int] | None = None  # the Python code works it out only when it is needed
+    if rows is not None:
+        element_ids, prefix = rows
+    else:
+        element_ids = [
+            b.scope[-1] if b.scope and b.source == "dom" else None  # type: ignore[attr-defined]
+            for b in blocks
+        ]
     story = [element_ids[pos] for pos, _ in headlines[: cfg.max_headings]]
     story_ids = list(dict.fromkeys(e for e in story if e is not None))  # split parts: once
     if len(story_ids) < 2:
@@ -479,7 +490,8 @@ def find_units(
     ranges = _mark_ranges(root, element_ids, marks)
     if not ranges:
         return []
-    prefix = [0, *accumulate(map(len, map(_TEXT, blocks)))]
+    if prefix is None:
+        prefix = [0, *accumulate(map(len, map(_TEXT, blocks)))]
     min_chars = cfg.min_article_chars
     spans: list[_Span] = []
     for eid, why in declared.items():
