@@ -27,6 +27,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from blockdex.evaluate.datasets import shared_data_dir
+
 ROOT = Path(__file__).resolve().parents[1]
 
 CHILD = """
@@ -74,15 +76,19 @@ def _build(base: str, where: Path) -> None:
 
 def _time(src: Path, args: argparse.Namespace) -> float:
     env = dict(os.environ, PYTHONPATH=str(src))
+    data = shared_data_dir()  # the base's worktree has no ../shared beside it
+    if data is not None:
+        env.setdefault("BLOCKDEX_DATA", str(data))
     env.pop("BLOCKDEX_PURE_PYTHON", None)
     out = subprocess.run(
         [sys.executable, "-c", CHILD, args.dataset, args.format, str(args.limit), str(args.rounds)],
         env=env,
         cwd=tempfile.gettempdir(),  # not the checkout: its src must not shadow PYTHONPATH's
-        check=True,
         capture_output=True,
         text=True,
     )
+    if out.returncode != 0:
+        raise SystemExit(f"the child timing {src} failed:\n{out.stderr[-2000:]}")
     where, ms = out.stdout.strip().splitlines()[-2:]
     if not Path(where).resolve().is_relative_to(src.resolve()):
         raise SystemExit(f"the child imported blockdex from {where}, not from {src}")
