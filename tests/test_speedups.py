@@ -416,6 +416,34 @@ def test_page_survey_finds_what_the_swallow_and_script_walks_find(data_dir: Path
     assert suspects >= 2
 
 
+_script_texts = st.lists(
+    st.sampled_from(
+        [*parse_module.SCRIPT_NEEDLES, "__", "_", "__NUXT", "__DATA_", "document.", "write",
+         ".inner", "HTML", "__proto__", "x", " ", "\u00e9", "\u4e2d", "\U0001f600"]
+    ),
+    max_size=10,
+).map("".join)  # fmt: skip
+
+
+@needs_compiled_walk
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_script_texts)
+def test_compiled_script_needle_masks_name_the_needles_the_code_holds(code: str) -> None:
+    """Bit k of a script's mask (both compiled walks) is set when its code holds
+    ``SCRIPT_NEEDLES[k]`` (needles sharing their first two bytes are found in one pass)."""
+    assert parse_module.SCRIPT_NEEDLES[: len(parse_module.STATE_NAMES)] == (
+        parse_module.STATE_NAMES
+    )  # clean._STATE_BITS are the first bits
+    tree = parse_module.parse_bounded(f"<body><script>{code}x</script></body>")[0]
+    assert tree.root is not None
+    root = tree.root.mem_id
+    want = clean_module._needle_mask(code + "x")
+    scripts = parse_module._survey(tree, parse_module.DEFAULT_LIMITS)[2]
+    assert [h for *_, h in scripts] == [want]
+    listed = clean_c.script_elements(root, parse_module._SCRIPT_NEEDLE_BYTES)
+    assert [h for *_, h in listed] == [want]
+
+
 @needs_compiled_walk
 def test_compiled_noise_removal_leaves_the_tree_the_python_steps_leave(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch

@@ -15,7 +15,7 @@ from libc.stdint cimport uintptr_t
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_KIND, PyUnicode_READ
 from blockdex._lexbor_c cimport (
     NODE_ELEMENT, _TagKinds, _ascii_ieq, _attr, _attr_first, _attr_next, _attr_qname,
-    _attr_value, _deep_text, _following, _holds_any, _node_remove, _text_nodes, bd_chardata,
+    _attr_value, _all_needles, _deep_text, _following, _needle_mask, _node_remove, _text_nodes, bd_chardata,
     bd_node, memmem,
 )
 
@@ -145,9 +145,9 @@ def noise_drop(uintptr_t root_id, frozenset noise_names, Py_ssize_t noscript_min
 def script_elements(uintptr_t root_id, tuple needles):
     """The ``<script>`` elements with text in the subtree at ``root_id`` (a ``mem_id``), in
     document order (as ``tree.css("script")``), each as ``(type, id, mem_id, holds)``: its type
-    and id attributes (None when missing), its address for :func:`deep_text`, and whether its
-    text may hold one of ``needles`` (ASCII bytes; True when the text is split over several
-    nodes, which the caller then searches itself). The text is not decoded here: most scripts
+    and id attributes (None when missing), its address for :func:`deep_text`, and which of
+    ``needles`` (ASCII bytes, at most 32) its text may hold, as a mask (bit ``k``: ``needles[k]``;
+    every bit when the text is split over several nodes, which the caller then searches itself). The text is not decoded here: most scripts
     hold none of the needles and are never read. Call only when :func:`lexbor_ready` is True."""
     cdef bd_node *root = <bd_node *> root_id
     cdef bd_node *node = root
@@ -164,7 +164,8 @@ def script_elements(uintptr_t root_id, tuple needles):
                     _attr(node, b"type"),
                     _attr(node, b"id"),
                     <uintptr_t> node,
-                    parts > 1 or _holds_any(only.data.data, only.data.length, needles),
+                    _all_needles(needles) if parts > 1
+                    else _needle_mask(only.data.data, only.data.length, needles),
                 ))
         node = _following(node, root)
     return out

@@ -26,7 +26,7 @@ from cpython.unicode cimport (
 )
 from blockdex._lexbor_c cimport (
     NODE_ELEMENT, _TagKinds, _ascii_ieq, _attr, _attr_value, _deep_text, _find_attr, _following,
-    _holds_any, _text_nodes, bd_chardata, bd_node,
+    _all_needles, _needle_mask, _text_nodes, bd_chardata, bd_node,
 )
 from blockdex._common_c cimport _char_t
 
@@ -324,8 +324,10 @@ def page_survey(uintptr_t root_id, frozenset swallowing, Py_ssize_t min_bytes, t
 
     ``scripts`` holds ``(type, id, code, holds)`` per script with text, where ``code`` is the
     decoded text when the cleaner may read it (it holds a needle, its type mentions json, or
-    its id is in ``read_ids``) and None otherwise: the list keeps no node address, so it stays
-    safe to read after the tree is edited or freed. With ``max_depth`` >= 0 the walk also does
+    its id is in ``read_ids``) and None otherwise, and ``holds`` says which of ``needles`` (at
+    most 32) it holds, as a mask (bit ``k``: ``needles[k]``; every bit when its text is split
+    over several nodes): the list keeps no node address, so it stays safe to read after the
+    tree is edited or freed. With ``max_depth`` >= 0 the walk also does
     :func:`has_deep_element`'s check and returns None as soon as an element has ``max_depth``
     element ancestors in the subtree. Call only when :func:`lexbor_ready` is True."""
     cdef bd_node *root = <bd_node *> root_id
@@ -339,7 +341,8 @@ def page_survey(uintptr_t root_id, frozenset swallowing, Py_ssize_t min_bytes, t
         kinds_of[name] = kinds_of.get(name, 0) | SURVEY_SWALLOW
     cdef _TagKinds kinds = _TagKinds(kinds_of)
     cdef int kind
-    cdef bint title = False, html = False, suspect = False, holds, math = False, base = False
+    cdef bint title = False, html = False, suspect = False, math = False, base = False
+    cdef unsigned int holds
     cdef size_t total
     cdef bd_chardata *only
     cdef Py_ssize_t parts
@@ -372,7 +375,9 @@ def page_survey(uintptr_t root_id, frozenset swallowing, Py_ssize_t min_bytes, t
                         meta.append(("ld+json", code))
                     parts = _text_nodes(node, &total, &only)
                     if total:
-                        holds = parts > 1 or _holds_any(only.data.data, only.data.length, needles)
+                        holds = _all_needles(needles) if parts > 1 else _needle_mask(
+                            only.data.data, only.data.length, needles
+                        )
                         stype = _attr(node, b"type")
                         sid = _attr(node, b"id")
                         if code is None and (holds or _type_has_json(node) or sid in read_ids):

@@ -257,10 +257,23 @@ def _long_literals(code: str, min_chars: int) -> Iterator[str]:
             yield raw
 
 
-def _scripts(doc: Document) -> Iterator[tuple[str, str, Callable[[], str], bool]]:
+_STATE_BITS = (1 << len(STATE_NAMES)) - 1
+"""The bits of a script's needle mask that stand for :data:`STATE_NAMES` (the first needles of
+:data:`SCRIPT_NEEDLES`); the other bits stand for the HTML writes."""
+_WRITE_BITS = ((1 << len(SCRIPT_NEEDLES)) - 1) & ~_STATE_BITS
+
+
+def _needle_mask(code: str) -> int:
+    """Bit ``k`` set when ``code`` holds ``SCRIPT_NEEDLES[k]``."""
+    return sum(1 << k for k, n in enumerate(SCRIPT_NEEDLES) if n in code)
+
+
+def _scripts(doc: Document) -> Iterator[tuple[str, str, Callable[[], str], int]]:
     """Each ``<script>`` with code, in document order: its lower-cased type, its id, its code
-    (read on demand) and whether the code may hold one of :data:`SCRIPT_NEEDLES` (a script
-    without one is neither state nor HTML-writing, and is not read)."""
+    (read on demand) and which of :data:`SCRIPT_NEEDLES` the code may hold, as a mask (bit
+    ``k``: ``SCRIPT_NEEDLES[k]``; a script with none is neither state nor HTML-writing, and is
+    not read). The compiled walks set a bit only for a needle that is there, or every bit when
+    a script's text is split over several nodes."""
     if doc.scripts is not None:  # found by parse_html's walk, the code of those worth reading
         for stype, sid, code, holds in doc.scripts:
             yield (stype or "").lower(), sid or "", partial(str, code or ""), holds
@@ -276,7 +289,7 @@ def _scripts(doc: Document) -> Iterator[tuple[str, str, Callable[[], str], bool]
         code = node.text(deep=True)
         if code:
             stype = (node.attributes.get("type") or "").lower()
-            holds = any(n in code for n in SCRIPT_NEEDLES)
+            holds = _needle_mask(code)
             yield stype, node.attributes.get("id") or "", partial(str, code), holds
 
 
@@ -296,10 +309,13 @@ def _script_candidates(doc: Document, cfg: CleanConfig) -> Iterator[str]:
         elif is_state:
             yield from _prose_literals(code, cfg.min_rescued_chars)
         else:
-            m = _STATE_ASSIGN_RE.search(code) if any(n in code for n in STATE_NAMES) else None
+            m = None  # no string search of the code for a needle its mask leaves out
+            if holds & _STATE_BITS and any(n in code for n in STATE_NAMES):
+                m = _STATE_ASSIGN_RE.search(code)
             if m:
                 yield from _prose_literals(code[m.end() :], cfg.min_rescued_chars)
-            for w in _html_writes(code):  # finds the literals first: nothing to do without
+            writes = _html_writes(code) if holds & _WRITE_BITS else ()
+            for w in writes:  # finds the literals first: nothing to do without
                 literal = w.group("s1") or w.group("s2") or w.group("s3")
                 if len(literal) > cfg.max_js_string_chars:
                     continue

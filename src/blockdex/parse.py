@@ -247,12 +247,13 @@ class Document:
     rescued: list[str] = field(default_factory=list)
     """Text recovered from scripts by the cleaner, appended after the page's blocks."""
     cleaned: bool = False
-    scripts: list[tuple[str | None, str | None, str | None, bool]] | None = field(
+    scripts: list[tuple[str | None, str | None, str | None, int]] | None = field(
         default=None, repr=False, compare=False
     )
-    """The page's scripts with text as ``(type, id, code, holds a needle)``, found by the walk
-    after parsing (code only of those the cleaner may read); None when that walk did not run
-    (the cleaner then walks the tree itself)."""
+    """The page's scripts with text as ``(type, id, code, needles)``, found by the walk after
+    parsing (code only of those the cleaner may read; needles: a mask, bit ``k`` when the code
+    may hold ``SCRIPT_NEEDLES[k]``); None when that walk did not run (the cleaner then walks
+    the tree itself)."""
     parsed_json: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
     """Script texts already given to ``json.loads`` and what came out (the metadata reader
     and the cleaner's script rescue both read JSON-LD: each script is parsed once)."""
