@@ -429,11 +429,8 @@ _script_texts = st.lists(
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_script_texts)
 def test_compiled_script_needle_masks_name_the_needles_the_code_holds(code: str) -> None:
-    """Bit k of a script's mask (both compiled walks) is set when its code holds
-    ``SCRIPT_NEEDLES[k]`` (needles sharing their first two bytes are found in one pass)."""
-    assert parse_module.SCRIPT_NEEDLES[: len(parse_module.STATE_NAMES)] == (
-        parse_module.STATE_NAMES
-    )  # clean._STATE_BITS are the first bits
+    """Bit g of a script's mask (both compiled walks) is set when its code holds a needle of
+    ``SCRIPT_NEEDLE_GROUPS[g]`` (framework state, HTML writes)."""
     tree = parse_module.parse_bounded(f"<body><script>{code}x</script></body>")[0]
     assert tree.root is not None
     root = tree.root.mem_id

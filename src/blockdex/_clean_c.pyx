@@ -145,9 +145,10 @@ def noise_drop(uintptr_t root_id, frozenset noise_names, Py_ssize_t noscript_min
 def script_elements(uintptr_t root_id, tuple needles):
     """The ``<script>`` elements with text in the subtree at ``root_id`` (a ``mem_id``), in
     document order (as ``tree.css("script")``), each as ``(type, id, mem_id, holds)``: its type
-    and id attributes (None when missing), its address for :func:`deep_text`, and which of
-    ``needles`` (ASCII bytes, at most 32) its text may hold, as a mask (bit ``k``: ``needles[k]``;
-    every bit when the text is split over several nodes, which the caller then searches itself). The text is not decoded here: most scripts
+    and id attributes (None when missing), its address for :func:`deep_text`, and which groups
+    of ``needles`` (tuples of ASCII bytes, at most 32 groups) its text may hold, as a mask (bit
+    ``g``: a needle of ``needles[g]``; every bit when the text is split over several nodes,
+    which the caller then searches itself). The text is not decoded here: most scripts
     hold none of the needles and are never read. Call only when :func:`lexbor_ready` is True."""
     cdef bd_node *root = <bd_node *> root_id
     cdef bd_node *node = root

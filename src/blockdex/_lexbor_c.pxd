@@ -83,8 +83,8 @@ cdef void *_find_attr(bd_node *node, bytes key)
 cdef str _attr(bd_node *node, bytes key)
 cdef str _text(bd_node *node)
 cdef Py_ssize_t _text_nodes(bd_node *top, size_t *total, bd_chardata **last) noexcept
-cdef unsigned int _all_needles(tuple needles) noexcept
-cdef unsigned int _needle_mask(const unsigned char *data, size_t n, tuple needles) except? 0
+cdef unsigned int _all_needles(tuple groups) noexcept
+cdef unsigned int _needle_mask(const unsigned char *data, size_t n, tuple groups) except? 0
 cdef str _deep_text(bd_node *top)
 
 

@@ -10,7 +10,7 @@ True (``blockdex.speedups.lexbor`` checks it).
 
 cimport cython
 from libc.stdint cimport uintptr_t
-from libc.string cimport memcmp, memset
+from libc.string cimport memset
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from posix.dlfcn cimport dlopen, dlsym, RTLD_NOW, RTLD_LOCAL
 
@@ -171,86 +171,25 @@ cdef Py_ssize_t _text_nodes(bd_node *top, size_t *total, bd_chardata **last) noe
         n = _following(n, top)
     return parts
 
-cdef tuple _needles_of = None  # the needles tuple _group_* were worked out for
-cdef int _n_needles = 0
-cdef const char *_needle_at[32]
-cdef size_t _needle_len[32]
-cdef int _group_first[32]  # the needles in groups: k .. _group_last[g] share 2 first bytes
-cdef int _group_last[32]
-cdef int _n_groups = 0
-cdef int _needle_order[32]  # needle positions in group order
-
-cdef int _load_needles(tuple needles) except -1:
-    """Group ``needles`` (at most 32 bytes objects) by their first two bytes, once per tuple."""
-    global _needles_of, _n_needles, _n_groups
-    cdef int k, j, g
-    cdef bytes nd
-    if needles is _needles_of:
-        return 0
-    if len(needles) > 32:
-        raise ValueError("at most 32 needles")
-    _needles_of = None
-    _n_needles = len(needles)
-    _n_groups = 0
-    placed = [False] * _n_needles
-    order = 0
-    for k in range(_n_needles):
-        if placed[k]:
-            continue
-        nd = needles[k]
-        _group_first[_n_groups] = order
-        for j in range(k, _n_needles):
-            if not placed[j] and (
-                j == k or len(nd) >= 2 and len(needles[j]) >= 2 and needles[j][:2] == nd[:2]
-            ):
-                placed[j] = True
-                _needle_order[order] = j
-                order += 1
-        _group_last[_n_groups] = order - 1
-        _n_groups += 1
-    for k in range(_n_needles):
-        _needle_at[k] = <const char *> (<bytes> needles[k])
-        _needle_len[k] = len(needles[k])
-    _needles_of = needles
-    return 0
-
-cdef unsigned int _all_needles(tuple needles) noexcept:
-    """The mask with a bit for each of ``needles`` (at most 32)."""
-    cdef Py_ssize_t k = len(needles)
+cdef unsigned int _all_needles(tuple groups) noexcept:
+    """The mask with a bit for each of ``groups`` (at most 32)."""
+    cdef Py_ssize_t k = len(groups)
     return 0xFFFFFFFFu >> (32 - k) if 0 < k <= 32 else 0
 
-cdef unsigned int _needle_mask(const unsigned char *data, size_t n, tuple needles) except? 0:
-    """Bit ``k`` set when ``needles[k]`` (bytes, at most 32) occurs in the ``n`` bytes at
-    ``data``. Needles that share their first two bytes (``__INITIAL_STATE__``, ``__NUXT__``…)
-    are found in one pass: where those two bytes occur, each is compared."""
-    cdef unsigned int mask = 0, want
-    cdef int g, a, z, i, k
-    cdef const unsigned char *at
-    cdef const unsigned char *hit
-    cdef const unsigned char *end = data + n
-    _load_needles(needles)
-    for g in range(_n_groups):
-        a = _group_first[g]
-        z = _group_last[g]
-        if a == z:
-            k = _needle_order[a]
-            if memmem(data, n, _needle_at[k], _needle_len[k]) != NULL:
-                mask |= 1u << k
-            continue
-        want = 0
-        for i in range(a, z + 1):
-            want |= 1u << _needle_order[i]
-        at = data
-        while (mask & want) != want:
-            hit = <const unsigned char *> memmem(at, <size_t> (end - at), _needle_at[_needle_order[a]], 2)
-            if hit == NULL:
+cdef unsigned int _needle_mask(const unsigned char *data, size_t n, tuple groups) except? 0:
+    """Bit ``g`` set when one of the needles of ``groups[g]`` (a tuple of bytes; at most 32
+    groups) occurs in the ``n`` bytes at ``data``: one ``memmem`` a needle, until one of the
+    group is found."""
+    cdef unsigned int mask = 0
+    cdef Py_ssize_t g
+    cdef bytes needle
+    if len(groups) > 32:
+        raise ValueError("at most 32 groups of needles")
+    for g in range(len(groups)):
+        for needle in <tuple> groups[g]:
+            if memmem(data, n, <const char *> needle, len(needle)) != NULL:
+                mask |= 1u << g
                 break
-            for i in range(a, z + 1):
-                k = _needle_order[i]
-                if (not mask & (1u << k) and <size_t> (end - hit) >= _needle_len[k]
-                        and memcmp(hit, _needle_at[k], _needle_len[k]) == 0):
-                    mask |= 1u << k
-            at = hit + 1
     return mask
 
 cdef str _deep_text(bd_node *top):

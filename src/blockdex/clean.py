@@ -23,7 +23,8 @@ from itertools import repeat
 from blockdex.mathtex import formulas_to_tex
 from blockdex.parse import (
     BAD_JSON,
-    SCRIPT_NEEDLES,
+    HTML_WRITES,
+    SCRIPT_NEEDLE_GROUPS,
     STATE_NAMES,
     STATE_SCRIPT_IDS,
     Document,
@@ -257,23 +258,25 @@ def _long_literals(code: str, min_chars: int) -> Iterator[str]:
             yield raw
 
 
-_STATE_BITS = (1 << len(STATE_NAMES)) - 1
-"""The bits of a script's needle mask that stand for :data:`STATE_NAMES` (the first needles of
-:data:`SCRIPT_NEEDLES`); the other bits stand for the HTML writes."""
-_WRITE_BITS = ((1 << len(SCRIPT_NEEDLES)) - 1) & ~_STATE_BITS
+_STATE_BIT = 1 << SCRIPT_NEEDLE_GROUPS.index(STATE_NAMES)
+"""The bit of a script's needle mask that stands for :data:`STATE_NAMES`."""
+_WRITE_BIT = 1 << SCRIPT_NEEDLE_GROUPS.index(HTML_WRITES)
+"""The bit that stands for the HTML writes (``document.write``, ``.innerHTML``)."""
 
 
 def _needle_mask(code: str) -> int:
-    """Bit ``k`` set when ``code`` holds ``SCRIPT_NEEDLES[k]``."""
-    return sum(1 << k for k, n in enumerate(SCRIPT_NEEDLES) if n in code)
+    """Bit ``g`` set when ``code`` holds a needle of ``SCRIPT_NEEDLE_GROUPS[g]``."""
+    return sum(
+        1 << g for g, group in enumerate(SCRIPT_NEEDLE_GROUPS) if any(map(code.__contains__, group))
+    )
 
 
 def _scripts(doc: Document) -> Iterator[tuple[str, str, Callable[[], str], int]]:
     """Each ``<script>`` with code, in document order: its lower-cased type, its id, its code
-    (read on demand) and which of :data:`SCRIPT_NEEDLES` the code may hold, as a mask (bit
-    ``k``: ``SCRIPT_NEEDLES[k]``; a script with none is neither state nor HTML-writing, and is
-    not read). The compiled walks set a bit only for a needle that is there, or every bit when
-    a script's text is split over several nodes."""
+    (read on demand) and which groups of :data:`SCRIPT_NEEDLE_GROUPS` the code may hold, as a
+    mask (bit ``g``: a needle of group ``g``; a script with none is neither state nor
+    HTML-writing, and is not read). The compiled walks set a bit only for a group with a needle
+    there, or every bit when a script's text is split over several nodes."""
     if doc.scripts is not None:  # found by parse_html's walk, the code of those worth reading
         for stype, sid, code, holds in doc.scripts:
             yield (stype or "").lower(), sid or "", partial(str, code or ""), holds
@@ -281,7 +284,7 @@ def _scripts(doc: Document) -> Iterator[tuple[str, str, Callable[[], str], int]]
     walks = lexbor(compiled)
     if walks is not None and doc.tree.root is not None:
         # one C walk; the code of a script is decoded only if it is read (most never are)
-        needles = tuple(n.encode() for n in SCRIPT_NEEDLES)
+        needles = tuple(tuple(n.encode() for n in group) for group in SCRIPT_NEEDLE_GROUPS)
         for stype, sid, node_id, holds in walks.script_elements(doc.tree.root.mem_id, needles):
             yield (stype or "").lower(), sid or "", partial(walks.deep_text, node_id), holds
         return
@@ -310,11 +313,11 @@ def _script_candidates(doc: Document, cfg: CleanConfig) -> Iterator[str]:
             yield from _prose_literals(code, cfg.min_rescued_chars)
         else:
             m = None  # no string search of the code for a needle its mask leaves out
-            if holds & _STATE_BITS and any(n in code for n in STATE_NAMES):
+            if holds & _STATE_BIT and any(n in code for n in STATE_NAMES):
                 m = _STATE_ASSIGN_RE.search(code)
             if m:
                 yield from _prose_literals(code[m.end() :], cfg.min_rescued_chars)
-            writes = _html_writes(code) if holds & _WRITE_BITS else ()
+            writes = _html_writes(code) if holds & _WRITE_BIT else ()
             for w in writes:  # finds the literals first: nothing to do without
                 literal = w.group("s1") or w.group("s2") or w.group("s3")
                 if len(literal) > cfg.max_js_string_chars:

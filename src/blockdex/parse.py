@@ -251,9 +251,9 @@ class Document:
         default=None, repr=False, compare=False
     )
     """The page's scripts with text as ``(type, id, code, needles)``, found by the walk after
-    parsing (code only of those the cleaner may read; needles: a mask, bit ``k`` when the code
-    may hold ``SCRIPT_NEEDLES[k]``); None when that walk did not run (the cleaner then walks
-    the tree itself)."""
+    parsing (code only of those the cleaner may read; needles: a mask, bit ``g`` when the code
+    may hold a needle of ``SCRIPT_NEEDLE_GROUPS[g]``); None when that walk did not run (the
+    cleaner then walks the tree itself)."""
     parsed_json: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
     """Script texts already given to ``json.loads`` and what came out (the metadata reader
     and the cleaner's script rescue both read JSON-LD: each script is parsed once)."""
@@ -273,8 +273,12 @@ STATE_NAMES = (
     "__APOLLO_STATE__",
     "__DATA__",
 )
-SCRIPT_NEEDLES = (*STATE_NAMES, "document.write", ".innerHTML")
-_SCRIPT_NEEDLE_BYTES = tuple(n.encode() for n in SCRIPT_NEEDLES)
+HTML_WRITES = ("document.write", ".innerHTML")
+SCRIPT_NEEDLE_GROUPS = (STATE_NAMES, HTML_WRITES)
+"""What makes a script worth reading, in two groups: framework state (bit 1 of a script's needle
+mask in :attr:`Document.scripts`) and HTML written by the script (bit 2)."""
+SCRIPT_NEEDLES = tuple(n for group in SCRIPT_NEEDLE_GROUPS for n in group)
+_SCRIPT_NEEDLE_BYTES = tuple(tuple(n.encode() for n in group) for group in SCRIPT_NEEDLE_GROUPS)
 
 BAD_JSON = object()
 
