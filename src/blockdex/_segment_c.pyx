@@ -267,8 +267,10 @@ cdef class _CFrame:
     cdef str path  # the tag path, '>'-joined (at most max_path_levels tags)
     cdef Py_ssize_t path_levels  # how many tags it joins
     cdef int mode
-    cdef list html, text, inline_stack
+    cdef list html, text  # the run's markup and text pieces (None: none yet)
+    cdef list inline_stack  # the kept inline elements open in the run (None: none yet)
     cdef bint solid  # the run's text holds more than the blank nodes' spaces and <br>'s newlines
+    cdef bint blank  # a blank node was left out at the start of the run (see enter)
     cdef Py_ssize_t link_chars, n_links
     cdef bd_node *node
     cdef _CFrame parent
@@ -322,10 +324,25 @@ cdef class _CFrame:
                 g.scope_own = base
         return self.scope_own
 
+    cdef inline void add(self, str text, str html) except *:
+        """Append a piece of text to the run, and its markup."""
+        if self.text is None:
+            self.text = [text]
+        else:
+            self.text.append(text)
+        self.add_html(html)
+
+    cdef inline void add_html(self, str html) except *:
+        if self.html is None:
+            self.html = [html]
+        else:
+            self.html.append(html)
+
     cdef void reset_run(self):
-        self.html = [f"<{t}>" for t in self.inline_stack] if self.inline_stack else []
-        self.text = []
+        self.html = [f"<{t}>" for t in self.inline_stack] if self.inline_stack else None
+        self.text = None
         self.solid = False
+        self.blank = False
         self.link_chars = 0
         self.n_links = 0
 
@@ -487,12 +504,14 @@ cdef class _CWalker:
         _put(obj, _block_off[14], scope_attrs)
         return obj
 
-    cdef void flush(self, _CFrame frame) except *:
+    cdef void flush(self, _CFrame frame, bint last=False) except *:
+        """Emit the frame's run as a block (when it holds text) and start a new run, unless
+        this is the frame's ``last`` run (it is being closed: no new run is needed)."""
         cdef bint has_text
         if not frame.solid:
             # nothing but spaces and newlines: no block (squashed or stripped, the text is
             # empty), so the run's text is not joined
-            if frame.text or frame.html:
+            if (frame.text or frame.html or frame.blank) and not last:
                 frame.reset_run()
             return
         text_raw = "".join(frame.text)
@@ -503,8 +522,9 @@ cdef class _CWalker:
             text = _squash(text_raw)
             has_text = bool(text)
         if has_text:
-            for t in reversed(frame.inline_stack):
-                frame.html.append(f"</{t}>")
+            if frame.inline_stack:
+                for t in reversed(frame.inline_stack):
+                    frame.html.append(f"</{t}>")
             html = "".join(frame.html)
             if frame.mode != MODE_PRE:
                 html = _squash(html)
@@ -527,7 +547,8 @@ cdef class _CWalker:
                     frame.scope_attrs(self.max_path_levels),
                 )
             )
-        frame.reset_run()
+        if not last:
+            frame.reset_run()
 
     cdef str figcaption(self, bd_node *node):
         cdef bd_node *figure = node.parent
@@ -648,10 +669,11 @@ cdef class _CWalker:
         frame.own = None
         frame.scope_own = None
         frame.joined = None
-        frame.html = []
-        frame.text = []
+        frame.html = None
+        frame.text = None
         frame.solid = False
-        frame.inline_stack = []
+        frame.blank = False
+        frame.inline_stack = None
         frame.link_chars = 0
         frame.n_links = 0
         self.frames.append(frame)
@@ -698,15 +720,18 @@ cdef class _CWalker:
             frame = self.frames[-1]
             if frame.mode != MODE_PRE and _ascii_blank(node):
                 # Outside <pre> whitespace runs are squashed to one space at flush time, so a
-                # blank node adds one space (no decoding, escaping or link characters).
-                frame.text.append(" ")
-                frame.html.append(" ")
+                # blank node adds one space (no decoding, escaping or link characters), and
+                # none at the start of a run with no markup yet: squashing strips it there
+                # (except in a row, whose next cell is set apart from any text before it)
+                if frame.text is not None or frame.html is not None or frame.mode == MODE_ROW:
+                    frame.add(" ", " ")
+                else:
+                    frame.blank = True  # the run is not empty: flushing it starts a new one
                 return False
             s = _text(node)
             if s:
-                frame.text.append(s)
+                frame.add(s, _escape(s))
                 frame.solid = True
-                frame.html.append(_escape(s))
                 if self.link_depth:
                     frame.link_chars += len(s.strip())
             return False
@@ -717,7 +742,7 @@ cdef class _CWalker:
         kind = code & TAG_KIND
         frame = self.frames[-1] if self.frames else None
         if frame is not None and frame.mode == MODE_ROW and code & TAG_CELL:
-            frame.html.append(_cell_open(tag, _attr(node, b"colspan"), _attr(node, b"rowspan")))
+            frame.add_html(_cell_open(tag, _attr(node, b"colspan"), _attr(node, b"rowspan")))
             if frame.text:
                 frame.text.append(" | ")
                 frame.solid = True
@@ -747,8 +772,7 @@ cdef class _CWalker:
             return True
         if kind == TAG_BR:
             if frame is not None:
-                frame.text.append("\n")
-                frame.html.append("<br>")
+                frame.add("\n", "<br>")
             return False
         if kind == TAG_IMG:
             self.image(node)
@@ -762,8 +786,11 @@ cdef class _CWalker:
             if kept == "code" and frame.mode == MODE_PRE:
                 m = self.lang_re.search(_attr(node, b"class") or "")
                 lang = m.group(1).lower() if m else ""
-            frame.html.append(f'<code class="language-{lang}">' if lang else f"<{kept}>")
-            frame.inline_stack.append(kept)
+            frame.add_html(f'<code class="language-{lang}">' if lang else f"<{kept}>")
+            if frame.inline_stack is None:
+                frame.inline_stack = [kept]
+            else:
+                frame.inline_stack.append(kept)
             self.push_exit(EXIT_KEPT, kept)
             return True
         if kind == TAG_A:
@@ -773,7 +800,7 @@ cdef class _CWalker:
             if self.link_base is not None:
                 marker = self.link_open(_attr(node, b"href"), self.link_base)
             if marker is not None:
-                frame.html.append(marker)
+                frame.add_html(marker)
                 self.push_exit(EXIT_HREF, tag)
             else:
                 self.push_exit(EXIT_LINK, tag)
@@ -791,7 +818,7 @@ cdef class _CWalker:
             return
         if kind == EXIT_FRAME or kind == EXIT_TABLE:
             frame = self.frames.pop()
-            self.flush(frame)
+            self.flush(frame, True)
             if kind == EXIT_TABLE:
                 self.table_ids.pop()
             return
@@ -801,16 +828,16 @@ cdef class _CWalker:
         if kind == EXIT_HREF:
             self.link_depth -= 1
             if self.frames:
-                (<_CFrame> self.frames[-1]).html.append("</a>")
+                (<_CFrame> self.frames[-1]).add_html("</a>")
             return
         if not self.frames:
             return
         frame = self.frames[-1]
         if kind == EXIT_CELL:
-            frame.html.append(f"</{tag}>")
+            frame.add_html(f"</{tag}>")
         elif kind == EXIT_KEPT and frame.inline_stack and frame.inline_stack[-1] == tag:
             frame.inline_stack.pop()
-            frame.html.append(f"</{tag}>")
+            frame.add_html(f"</{tag}>")
 
     def walk(self, uintptr_t root_id):
         cdef bd_node *root = <bd_node *> root_id
@@ -859,7 +886,7 @@ cdef class _CWalker:
         while self.n_exits:
             self.exit()
         while self.frames:
-            self.flush(self.frames.pop())
+            self.flush(self.frames.pop(), True)
 
 
 cdef extern from "Python.h":
