@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from blockdex import extract, segment
 from blockdex.extract import Extractor
 from blockdex.page import Selection
@@ -114,3 +117,20 @@ def test_markdown_converter_built_once_matches_the_public_api() -> None:
     assert len(pages) > 3
     for html in pages:
         assert _markdown_converter()(html) == convert(html, options).content
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 2)), max_size=8),
+    st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 2)), max_size=8),
+)
+def test_common_prefix_is_the_length_the_lists_share(
+    a: list[tuple[str, int]], b: list[tuple[str, int]]
+) -> None:
+    from blockdex.assemble import _common_prefix
+
+    k = 0
+    while k < min(len(a), len(b)) and a[k] == b[k]:
+        k += 1
+    assert _common_prefix(a, b) == k
+    assert _common_prefix(a, a + b) == len(a)  # one holds the other

@@ -124,6 +124,9 @@ class Step(NamedTuple):
     (the next part of a split block, or text after an image) or ``"break"``; else ``""``."""
 
 
+_new_step = tuple.__new__
+
+
 def layout(page: Page, selection: Selection) -> Iterator[Step]:
     """The selected blocks (and the header rows of their tables) in page order, each with the
     elements to close and open before it: the structure both the HTML and the Markdown writers
@@ -161,7 +164,7 @@ def layout(page: Page, selection: Selection) -> Iterator[Step]:
                 joint = "break"
         opened = written[k:]
         open_stack.extend(opened)
-        yield Step(block, k, opened, joint)
+        yield _new_step(Step, (block, k, opened, joint))  # Step(...) without its Python __new__
         prev_split = block.split[0] if block.split else None
         prev_img = block.tag == "img"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain as _concat
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -235,7 +236,7 @@ class Selection:
 
     @property
     def indices(self) -> tuple[int, ...]:
-        return tuple(i for a, b in self.intervals for i in range(a, b + 1))
+        return tuple(_concat.from_iterable(range(a, b + 1) for a, b in self.intervals))
 
     def __contains__(self, index: object) -> bool:
         return any(a <= index <= b for a, b in self.intervals)  # type: ignore[operator]
