@@ -3,7 +3,7 @@ gives the same output.
 
 Each page of the shared sets is run through ``Extractor().run`` (the HTML as ``str``, or as UTF-8
 ``bytes`` with ``--bytes``) and hashed: its JSON (blocks, selection, metadata; the timings left
-out) and its Markdown. The figure printed is the sha256 of the per-page hashes in order; compare it
+out), its Markdown, HTML and text. The figure printed is the sha256 of the per-page hashes in order; compare it
 before and after a change, compiled and with ``BLOCKDEX_PURE_PYTHON=1``. ``--save FILE`` writes the
 per-page hashes and ``--against FILE`` names the pages whose hash differs from a saved run.
 
@@ -29,7 +29,10 @@ def page_hash(ex: Extractor, html: str | bytes) -> str:
     result = ex.run(html)
     doc = result.to_json()
     doc.pop("timings_ms", None)
-    body = json.dumps(doc, sort_keys=True, ensure_ascii=False) + "\n" + result.render("markdown")
+    body = "\n".join(
+        [json.dumps(doc, sort_keys=True, ensure_ascii=False)]
+        + [result.render(fmt) for fmt in ("markdown", "html", "text")]
+    )
     return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
 
 

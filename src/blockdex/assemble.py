@@ -13,7 +13,6 @@ from __future__ import annotations
 import html as html_lib
 import re
 from collections.abc import Iterator
-from itertools import islice
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -76,7 +75,12 @@ def with_table_headers(page: Page, wanted: set[int]) -> set[int]:
     that picks the answering row gets the header back, as the method's parent restoration does
     for lists and tables.
     """
-    if not any(b.tag == "tr" for b in selected_blocks(page, wanted)):
+    return _with_table_headers(page, wanted, selected_blocks(page, wanted))
+
+
+def _with_table_headers(page: Page, wanted: set[int], selected: list[Block]) -> set[int]:
+    """:func:`with_table_headers`, given the blocks ``wanted`` selects (``selected``)."""
+    if not any(b.tag == "tr" for b in selected):
         return wanted
     headers: dict[int, int] = {}  # table element id → index of its first row made of <th>
     for block in page.blocks:
@@ -131,25 +135,30 @@ def layout(page: Page, selection: Selection) -> Iterator[Step]:
     """The selected blocks (and the header rows of their tables) in page order, each with the
     elements to close and open before it: the structure both the HTML and the Markdown writers
     follow."""
-    wanted = with_table_headers(page, set(selection.indices))
+    wanted = set(selection.indices)
+    selected = selected_blocks(page, wanted)
+    with_headers = _with_table_headers(page, wanted, selected)
+    if with_headers is not wanted:  # header rows added
+        selected = selected_blocks(page, with_headers)
     open_stack: list[tuple[str, int]] = []  # (written tag, node id)
     prev_split: int | None = None
     prev_img = False
-    for block in selected_blocks(page, wanted):
-        chain = list(block.chain) or [(block.tag, -1 - block.index)]
+    for block in selected:
+        chain = block.chain or ((block.tag, -1 - block.index),)
+        written = list(chain)
+        own = written.pop()  # the block's own element, written last
+        own_tag = own[0]
         # Supply implied parents (a lone <li> needs a list, a row needs a table).
-        own_tag, _ = chain[-1]
         parent_needed = _IMPLIED_PARENT.get(own_tag)
         # from the block up (the parent is nearly always the next element out), stopping at it
         if parent_needed and _PARENT_TAGS[parent_needed].isdisjoint(
-            map(_TAG_OF, islice(reversed(chain), 1, None))
+            map(_TAG_OF, reversed(written))
         ):
-            chain.insert(len(chain) - 1, (parent_needed, -(10**15) - chain[-1][1]))
-        written = chain[:-1]
-        if own_tag in _CELLS and len(chain) > 1 and chain[-2][0] == "tr":
-            written.append(chain[-1])  # a grid row's cell (segment.NESTED_TABLE_TAGS)
+            written.append((parent_needed, -(10**15) - own[1]))
+        if own_tag in _CELLS and written and written[-1][0] == "tr":
+            written.append(own)  # a grid row's cell (segment.NESTED_TABLE_TAGS)
         else:
-            written.append((_element_tag(own_tag), chain[-1][1]))
+            written.append((_element_tag(own_tag), own[1]))
         k = _common_prefix(open_stack, written)
         del open_stack[k:]
         joint = ""

@@ -297,6 +297,8 @@ def _run_text(run: list[tuple[str, Block]], line_break: str = "  \n", images: bo
 
     A link that a long block's split cut in two (each part holds it round its share of the
     text) is written once, over both parts."""
+    if len(run) == 1 and not run[0][0] and run[0][1].tag != "img":  # the usual run: one block
+        return inline_markdown(run[0][1].html, line_break).strip()
     out = []
     prev: tuple[Block, str, int] | None = None  # the last text block, its content, its place
     for joint, block in run:

@@ -11,6 +11,7 @@ from blockdex.assemble import assemble_html
 from blockdex.errors import UnsupportedFormat
 from blockdex.markdown import blocks_markdown
 from blockdex.page import Page, Selection
+from blockdex.units import heading_positions
 
 FORMATS = ("markdown", "text", "html", "json")
 
@@ -57,7 +58,8 @@ def html_to_markdown(html: str) -> str:
     return _markdown_converter()(html).strip() + "\n"
 
 
-_HEADINGS = frozenset({"h1", "h2", "h3"})
+_TITLE_LEVELS = 3
+"""The headings that may carry the page's title: ``h1`` … ``h3``."""
 
 
 def _norm(text: str) -> str:
@@ -73,13 +75,14 @@ def title_heading(page: Page, selection: Selection) -> str:
     title = _norm(page.title or "")
     if not title:
         return ""
-    wanted = set(selection.indices)
     heading = ""
-    for block in page.blocks:
-        if block.tag in _HEADINGS:
+    blocks = page.blocks
+    for pos, level in heading_positions(blocks):  # in page order
+        if level <= _TITLE_LEVELS:
+            block = blocks[pos]
             text = _norm(block.text)
             if text and (text in title or title in text):
-                if block.index in wanted:
+                if block.index in selection:
                     return ""
                 heading = heading or " ".join(block.text.split())
     # the page's own heading reads better than a <title> with the site name appended
