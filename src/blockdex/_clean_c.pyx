@@ -14,9 +14,9 @@ cimport cython
 from libc.stdint cimport uintptr_t
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_KIND, PyUnicode_READ
 from blockdex._lexbor_c cimport (
-    NODE_ELEMENT, _TagKinds, _ascii_ieq, _attr, _attr_first, _attr_next, _attr_qname,
-    _attr_value, _all_needles, _deep_text, _following, _needle_mask, _node_remove, _text_nodes, bd_chardata,
-    bd_node, memmem,
+    NODE_ELEMENT, _TagKinds, _all_needles, _ascii_ieq, _attr, _attr_first, _attr_next,
+    _attr_qname, _attr_value, _deep_text, _following, _needle_mask, _node_remove, _text_nodes,
+    bd_chardata, bd_node, memmem,
 )
 
 def long_string_literals(str code, Py_ssize_t min_chars):

@@ -326,10 +326,11 @@ def page_survey(uintptr_t root_id, frozenset swallowing, Py_ssize_t min_bytes, t
     decoded text when the cleaner may read it (it holds a needle, its type mentions json, or
     its id is in ``read_ids``) and None otherwise, and ``holds`` says which groups of
     ``needles`` (tuples of bytes, at most 32 groups) it holds, as a mask (bit ``g``: a needle of
-    ``needles[g]``; every bit when its text is split over several nodes): the list keeps no node address, so it stays safe to read after the
-    tree is edited or freed. With ``max_depth`` >= 0 the walk also does
-    :func:`has_deep_element`'s check and returns None as soon as an element has ``max_depth``
-    element ancestors in the subtree. Call only when :func:`lexbor_ready` is True."""
+    ``needles[g]``; every bit when its text is split over several nodes): the list keeps no node
+    address, so it stays safe to read after the tree is edited or freed. With ``max_depth`` >= 0
+    the walk also does :func:`has_deep_element`'s check and returns None as soon as an element
+    has ``max_depth`` element ancestors in the subtree. Call only when :func:`lexbor_ready` is
+    True."""
     cdef bd_node *root = <bd_node *> root_id
     cdef bd_node *node = root
     cdef Py_ssize_t depth = 0  # ancestors of node inside the subtree
