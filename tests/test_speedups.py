@@ -26,7 +26,7 @@ from blockdex.errors import BlockdexError
 from blockdex.evaluate.datasets import load_dataset
 from blockdex.features import block_features
 from blockdex.page import Block, Page
-from blockdex.parse import parse_html
+from blockdex.parse import HTML_WRITES, STATE_NAMES, parse_html
 from blockdex.predict import content as content_module
 from blockdex.predict.content import ContentModel
 from blockdex.speedups import TWINS, lexbor, lexbor_ready, status, twin_name, twins
@@ -425,7 +425,7 @@ def test_page_survey_finds_what_the_swallow_and_script_walks_find(data_dir: Path
 
 _script_texts = st.lists(
     st.sampled_from(
-        [*parse_module.SCRIPT_NEEDLES, "__", "_", "__NUXT", "__DATA_", "document.", "write",
+        [*STATE_NAMES, *HTML_WRITES, "__", "_", "__NUXT", "__DATA_", "document.", "write",
          ".inner", "HTML", "__proto__", "x", " ", "\u00e9", "\u4e2d", "\U0001f600"]
     ),
     max_size=10,

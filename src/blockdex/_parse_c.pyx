@@ -54,8 +54,8 @@ cdef list _long_tags_1byte(const char *p, Py_ssize_t n, Py_ssize_t min_chars, Py
             continue
         q = <const char *> memchr(p + i + 2, 62, n - (i + 2)) if i + 2 < n else NULL  # '>'
         end = (q - p) if q != NULL else n
-        if end - (i + 2) < min_chars:  # too short for a span whatever '<' lies in it, which
-            i += 1  # the next search finds
+        if end - (i + 2) < min_chars:  # too short for a span, whatever '<' lies in it (the
+            i += 1  # next search finds that one)
             continue
         q = <const char *> memchr(p + i + 2, 60, end - (i + 2)) if i + 2 < end else NULL
         j = (q - p) if q != NULL else end
@@ -72,9 +72,9 @@ cdef extern from *:
     #endif
     /* The long-tag scan of two- or four-byte text p (n characters) as one pass over its '<'
        and '>' (eight or four characters at a time where SSE2 is there: every x86-64 CPU): a
-       '<' before the last character is counted in *lt; one followed by an ASCII letter starts a span that
-       ends at the next '<' or '>' (or the end), kept when at least min_chars characters lie
-       after the letter. The first cap spans go to spans (start, end pairs); returns how many
+       '<' before the last character is counted in *lt; one followed by an ASCII letter starts
+       a span that ends at the next '<' or '>' (or the end), kept when at least min_chars
+       characters lie after the letter. The first cap spans go to spans (start, end pairs); returns how many
        there are. */
     #define BD_DELIM(k) do { \
             if (pending >= 0) { \

@@ -98,6 +98,7 @@ cdef enum:  # what the walk does with an element, by its tag (see _CWalker.code_
     TAG_PRE = 32
 
 cdef object _C = None  # blockdex.segment's tables, read on first use (it imports this module)
+cdef tuple _IMAGE_KEYS = None  # (name, its bytes) of segment.IMAGE_ATTRIBUTES, made once
 cdef Py_ssize_t _SQUASH_WINDOW = 1 << 18  # longer texts: segment._squash_ws (windowed)
 
 cdef inline bint _ascii_space(unsigned char c) noexcept:
@@ -377,7 +378,10 @@ cdef class _CWalker:
         self.base = base
         self.link_base = base if cfg.links else None
         self.link_open = c.link_open
-        self.image_keys = tuple((k, k.encode()) for k in c.IMAGE_ATTRIBUTES)
+        global _IMAGE_KEYS
+        if _IMAGE_KEYS is None:
+            _IMAGE_KEYS = tuple((k, k.encode()) for k in c.IMAGE_ATTRIBUTES)
+        self.image_keys = _IMAGE_KEYS
         _load_block_offsets(block_cls)
         self.block_cls = block_cls
         self.deadline = deadline
@@ -669,13 +673,8 @@ cdef class _CWalker:
         frame.own = None
         frame.scope_own = None
         frame.joined = None
-        frame.html = None
-        frame.text = None
-        frame.solid = False
-        frame.blank = False
         frame.inline_stack = None
-        frame.link_chars = 0
-        frame.n_links = 0
+        frame.reset_run()
         self.frames.append(frame)
 
     cdef int row_mode(self, bd_node *row) except -2:

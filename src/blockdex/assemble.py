@@ -68,18 +68,19 @@ def selected_blocks(page: Page, wanted: set[int]) -> list[Block]:
     return [b for b in blocks if b.index in wanted]
 
 
-def with_table_headers(page: Page, wanted: set[int]) -> set[int]:
-    """``wanted`` plus the header row of every table one of whose body rows is wanted.
+def with_table_headers(
+    page: Page, wanted: set[int], selected: list[Block] | None = None
+) -> set[int]:
+    """``wanted`` plus the header row of every table one of whose body rows is wanted
+    (``wanted`` itself when there is none to add). ``selected``: the blocks ``wanted`` selects,
+    when the caller has them (:func:`selected_blocks`).
 
     A row such as ``| 2024 | 4.1 |`` means little without ``| year | growth |``; a query predictor
     that picks the answering row gets the header back, as the method's parent restoration does
     for lists and tables.
     """
-    return _with_table_headers(page, wanted, selected_blocks(page, wanted))
-
-
-def _with_table_headers(page: Page, wanted: set[int], selected: list[Block]) -> set[int]:
-    """:func:`with_table_headers`, given the blocks ``wanted`` selects (``selected``)."""
+    if selected is None:
+        selected = selected_blocks(page, wanted)
     if not any(b.tag == "tr" for b in selected):
         return wanted
     headers: dict[int, int] = {}  # table element id → index of its first row made of <th>
@@ -137,7 +138,7 @@ def layout(page: Page, selection: Selection) -> Iterator[Step]:
     follow."""
     wanted = set(selection.indices)
     selected = selected_blocks(page, wanted)
-    with_headers = _with_table_headers(page, wanted, selected)
+    with_headers = with_table_headers(page, wanted, selected)
     if with_headers is not wanted:  # header rows added
         selected = selected_blocks(page, with_headers)
     open_stack: list[tuple[str, int]] = []  # (written tag, node id)

@@ -275,9 +275,8 @@ STATE_NAMES = (
 )
 HTML_WRITES = ("document.write", ".innerHTML")
 SCRIPT_NEEDLE_GROUPS = (STATE_NAMES, HTML_WRITES)
-"""What makes a script worth reading, in two groups: framework state (bit 1 of a script's needle
-mask in :attr:`Document.scripts`) and HTML written by the script (bit 2)."""
-SCRIPT_NEEDLES = tuple(n for group in SCRIPT_NEEDLE_GROUPS for n in group)
+"""What makes a script worth reading, in two groups: framework state (the value 1 in a script's
+needle mask, :attr:`Document.scripts`) and HTML written by the script (the value 2)."""
 _SCRIPT_NEEDLE_BYTES = tuple(tuple(n.encode() for n in group) for group in SCRIPT_NEEDLE_GROUPS)
 
 BAD_JSON = object()
