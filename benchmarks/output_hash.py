@@ -6,6 +6,8 @@ Each page of the shared sets is run through ``Extractor().run`` (the HTML as ``s
 out), its Markdown, HTML and text. The figure printed is the sha256 of the per-page hashes in order; compare it
 before and after a change, compiled and with ``BLOCKDEX_PURE_PYTHON=1``. ``--save FILE`` writes the
 per-page hashes and ``--against FILE`` names the pages whose hash differs from a saved run.
+Each page is also run for text output only (``run(output="text")``, no block markup built) and
+its text compared with the full run's: the pages where they differ are named (none should be).
 
     python benchmarks/output_hash.py [--bytes] [--save pages.txt] [--against pages.txt]
 """
@@ -25,15 +27,19 @@ from blockdex.extract import Extractor
 SETS = ("l3s-gn1", "scrapinghub-aeb", "trafilatura-eval", "wcxb", "webmainbench-samples")
 
 
-def page_hash(ex: Extractor, html: str | bytes) -> str:
+def page_hash(ex: Extractor, html: str | bytes) -> tuple[str, bool]:
+    """The page's output hash, and whether its text-only run gives the same text."""
     result = ex.run(html)
     doc = result.to_json()
     doc.pop("timings_ms", None)
+    text = result.render("text")
     body = "\n".join(
         [json.dumps(doc, sort_keys=True, ensure_ascii=False)]
-        + [result.render(fmt) for fmt in ("markdown", "html", "text")]
+        + [result.render(fmt) for fmt in ("markdown", "html")]
+        + [text]
     )
-    return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
+    same_text = ex.run(html, output="text").render("text") == text
+    return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest(), same_text
 
 
 def main() -> int:
@@ -47,12 +53,19 @@ def main() -> int:
     warnings.filterwarnings("ignore")
     ex = Extractor()
     rows = []
+    text_differs = []
     for name in SETS:
         for page in load_dataset(name):
             html = page.html.encode("utf-8", "surrogatepass") if args.bytes else page.html
-            rows.append(f"{name} {page.id} {page_hash(ex, html)}")
+            digest, same_text = page_hash(ex, html)
+            rows.append(f"{name} {page.id} {digest}")
+            if not same_text:
+                text_differs.append(f"{name} {page.id}")
     total = hashlib.sha256("\n".join(rows).encode()).hexdigest()
     print(f"{len(rows)} pages, combined sha256 {total}")
+    print(f"{len(text_differs)} pages whose text-only run gives other text")
+    for key in text_differs[:50]:
+        print("  " + key)
     if args.save:
         args.save.write_text("\n".join(rows) + "\n")
     if args.against:
@@ -65,8 +78,8 @@ def main() -> int:
         print(f"{len(changed)} pages differ from {args.against}")
         for key in changed[:50]:
             print("  " + key)
-        return 1 if changed else 0
-    return 0
+        return 1 if changed or text_differs else 0
+    return 1 if text_differs else 0
 
 
 if __name__ == "__main__":

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blockdex import extract, segment
+from blockdex.errors import UnsupportedFormat
 from blockdex.extract import Extractor
 from blockdex.page import Selection
 from blockdex.predict.basic import OraclePredictor
@@ -67,6 +69,40 @@ def test_html_output_is_a_document_with_the_title() -> None:
 def test_text_output_has_no_markup() -> None:
     text = extract(PAGE, output="text", predictor="all")
     assert "<" not in text and "Install" in text and "Copyright 2026" in text
+
+
+def test_a_run_for_text_only_builds_no_markup_and_gives_the_same_text() -> None:
+    ex = Extractor()
+    full = ex.run(PAGE)
+    text_only = ex.run(PAGE, output="text")
+    assert text_only.text_only and not full.text_only
+    assert text_only.text == full.text == ex.extract(PAGE, output="text")
+    assert text_only.selection == full.selection
+    assert {b.html for b in text_only.page.blocks} == {""}
+    assert [b.text for b in text_only.page.blocks] == [b.text for b in full.page.blocks]
+    for fmt in ("markdown", "html", "json"):
+        with pytest.raises(UnsupportedFormat, match="text output only"):
+            text_only.render(fmt)
+    with pytest.raises(UnsupportedFormat):
+        _ = text_only.markdown
+
+
+class _ReadsHtml:
+    """A user's predictor that reads the blocks' HTML (no ``reads_markup``): it keeps the
+    blocks whose HTML holds inline code."""
+
+    name = "reads-html"
+
+    def predict(self, page, query=None):
+        return Selection.from_indices([b.index for b in page.blocks if "<code>" in b.html])
+
+
+def test_a_predictor_that_may_read_markup_gets_it_in_a_text_run() -> None:
+    ex = Extractor(_ReadsHtml())
+    result = ex.run(PAGE, output="text")
+    assert not result.text_only
+    assert result.text == "Run the pip command:\n"
+    assert ex.extract(PAGE, output="text") == result.text
 
 
 def test_json_output_fields() -> None:

@@ -235,6 +235,38 @@ def test_compiled_walk_equals_python_on_hand_made_pages(
     assert fast == slow
 
 
+def _without_html(normalised: tuple[object, ...]) -> tuple[object, ...]:
+    title, warnings, blocks = normalised
+    return title, warnings, tuple((b[0], b[1], "", *b[3:]) for b in blocks)  # type: ignore[union-attr]
+
+
+@needs_compiled_walk
+def test_a_walk_without_markup_gives_the_same_blocks_with_empty_html(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # text output segments with SegmentConfig.markup off: the same blocks, html "", both walks
+    # (links on or off: they live in the markup)
+    pages: list[str | bytes] = [*_HAND_MADE, *(p.read_bytes() for p in _test_pages(data_dir))]
+    pages += [case.data for case in corpus.cases(fast=True) if len(case.data) < 500_000]
+    checked = 0
+    for html in pages:
+        try:
+            doc = clean_document(parse_html(html, url="https://example.org/a/"))
+        except BlockdexError:
+            continue
+        for links in (False, True):
+            with_markup = dataclasses.replace(segment_module.DEFAULT_SEGMENT, links=links)
+            cfg = dataclasses.replace(with_markup, markup=False)
+            full = _without_html(_normalised(segment_module.segment_document(doc, with_markup)))
+            fast = _normalised(segment_module.segment_document(doc, cfg))
+            with monkeypatch.context() as m:
+                m.setattr(segment_module, "compiled", None)
+                slow = _normalised(segment_module.segment_document(doc, cfg))
+            assert fast == slow == full
+        checked += 1
+    assert checked > 60
+
+
 @needs_compiled_walk
 @pytest.mark.parametrize("levels", [2, 3, 12])
 def test_compiled_walk_equals_python_at_any_path_depth(

@@ -98,6 +98,8 @@ cdef enum:  # what the walk does with an element, by its tag (see _CWalker.code_
     TAG_PRE = 32
 
 cdef object _C = None  # blockdex.segment's tables, read on first use (it imports this module)
+cdef list _MARKED = [""]  # a run's markup list when markup is off: not None and truthy, as the
+# pieces would be, but never read
 cdef tuple _IMAGE_KEYS = None  # (name, its bytes) of segment.IMAGE_ATTRIBUTES, made once
 cdef Py_ssize_t _SQUASH_WINDOW = 1 << 18  # longer texts: segment._squash_ws (windowed)
 
@@ -268,7 +270,9 @@ cdef class _CFrame:
     cdef str path  # the tag path, '>'-joined (at most max_path_levels tags)
     cdef Py_ssize_t path_levels  # how many tags it joins
     cdef int mode
-    cdef list html, text  # the run's markup and text pieces (None: none yet)
+    cdef list html, text  # the run's markup and text pieces (None: none yet; _MARKED: some,
+    # but markup is off)
+    cdef bint markup  # SegmentConfig.markup: build the blocks' HTML
     cdef list inline_stack  # the kept inline elements open in the run (None: none yet)
     cdef bint solid  # the run's text holds more than the blank nodes' spaces and <br>'s newlines
     cdef bint blank  # a blank node was left out at the start of the run (see enter)
@@ -334,13 +338,21 @@ cdef class _CFrame:
         self.add_html(html)
 
     cdef inline void add_html(self, str html) except *:
-        if self.html is None:
+        """Append a piece of markup (when markup is off, only note that the run has some)."""
+        if not self.markup:
+            self.html = _MARKED
+        elif self.html is None:
             self.html = [html]
         else:
             self.html.append(html)
 
     cdef void reset_run(self):
-        self.html = [f"<{t}>" for t in self.inline_stack] if self.inline_stack else None
+        if not self.inline_stack:
+            self.html = None
+        elif self.markup:
+            self.html = [f"<{t}>" for t in self.inline_stack]
+        else:
+            self.html = _MARKED
         self.text = None
         self.solid = False
         self.blank = False
@@ -370,12 +382,14 @@ cdef class _CWalker:
     cdef dict kept_inline
     cdef object lang_re, link_open
     cdef tuple image_keys  # (name, its bytes) of segment.IMAGE_ATTRIBUTES
+    cdef bint markup  # SegmentConfig.markup
     cdef str link_base, base
 
     def __init__(self, cfg, str source, long long id_offset, deadline, block_cls,
                  str base=""):
         c = _consts()
         self.base = base
+        self.markup = cfg.markup
         self.link_base = base if cfg.links else None
         self.link_open = c.link_open
         global _IMAGE_KEYS
@@ -526,12 +540,15 @@ cdef class _CWalker:
             text = _squash(text_raw)
             has_text = bool(text)
         if has_text:
-            if frame.inline_stack:
-                for t in reversed(frame.inline_stack):
-                    frame.html.append(f"</{t}>")
-            html = "".join(frame.html)
-            if frame.mode != MODE_PRE:
-                html = _squash(html)
+            if not frame.markup:
+                html = ""
+            else:
+                if frame.inline_stack:
+                    for t in reversed(frame.inline_stack):
+                        frame.html.append(f"</{t}>")
+                html = "".join(frame.html)
+                if frame.mode != MODE_PRE:
+                    html = _squash(html)
             path = frame.path
             attrs = frame.attrs_joined(self.max_attr_levels)
             self.out.append(
@@ -615,7 +632,8 @@ cdef class _CWalker:
         self.out.append(
             self.new_block(
                 "img",
-                _html_lib.escape(f"image: {src}, caption: {caption}", quote=False),
+                _html_lib.escape(f"image: {src}, caption: {caption}", quote=False)
+                if self.markup else "",
                 caption,
                 _tail_plus(parent.chain, 0, ("img", node_id)),
                 f"{path}>img",
@@ -674,6 +692,7 @@ cdef class _CWalker:
         frame.scope_own = None
         frame.joined = None
         frame.inline_stack = None
+        frame.markup = self.markup
         frame.reset_run()
         self.frames.append(frame)
 
@@ -729,7 +748,7 @@ cdef class _CWalker:
                 return False
             s = _text(node)
             if s:
-                frame.add(s, _escape(s))
+                frame.add(s, _escape(s) if frame.markup else None)
                 frame.solid = True
                 if self.link_depth:
                     frame.link_chars += len(s.strip())
@@ -741,7 +760,10 @@ cdef class _CWalker:
         kind = code & TAG_KIND
         frame = self.frames[-1] if self.frames else None
         if frame is not None and frame.mode == MODE_ROW and code & TAG_CELL:
-            frame.add_html(_cell_open(tag, _attr(node, b"colspan"), _attr(node, b"rowspan")))
+            frame.add_html(
+                _cell_open(tag, _attr(node, b"colspan"), _attr(node, b"rowspan"))
+                if frame.markup else None
+            )
             if frame.text:
                 frame.text.append(" | ")
                 frame.solid = True
@@ -781,11 +803,14 @@ cdef class _CWalker:
             return True
         if kind == TAG_KEPT:
             kept = self.kept_inline[tag]
-            lang = ""
-            if kept == "code" and frame.mode == MODE_PRE:
-                m = self.lang_re.search(_attr(node, b"class") or "")
-                lang = m.group(1).lower() if m else ""
-            frame.add_html(f'<code class="language-{lang}">' if lang else f"<{kept}>")
+            if frame.markup:
+                lang = ""
+                if kept == "code" and frame.mode == MODE_PRE:
+                    m = self.lang_re.search(_attr(node, b"class") or "")
+                    lang = m.group(1).lower() if m else ""
+                frame.add_html(f'<code class="language-{lang}">' if lang else f"<{kept}>")
+            else:
+                frame.add_html(None)
             if frame.inline_stack is None:
                 frame.inline_stack = [kept]
             else:
@@ -833,10 +858,10 @@ cdef class _CWalker:
             return
         frame = self.frames[-1]
         if kind == EXIT_CELL:
-            frame.add_html(f"</{tag}>")
+            frame.add_html(f"</{tag}>" if frame.markup else None)
         elif kind == EXIT_KEPT and frame.inline_stack and frame.inline_stack[-1] == tag:
             frame.inline_stack.pop()
-            frame.add_html(f"</{tag}>")
+            frame.add_html(f"</{tag}>" if frame.markup else None)
 
     def walk(self, uintptr_t root_id):
         cdef bd_node *root = <bd_node *> root_id

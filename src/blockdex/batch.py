@@ -337,7 +337,11 @@ def extract_record(extractor: Any, page: PageInput, cfg: BatchConfig) -> dict[st
     }
     try:
         result = extractor.run(
-            page.html, url=page.url, query=cfg.query, content_type=page.content_type
+            page.html,
+            url=page.url,
+            query=cfg.query,
+            content_type=page.content_type,
+            output=cfg.output,
         )
         sel = result.selection
         record.update(

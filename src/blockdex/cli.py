@@ -186,7 +186,9 @@ def cmd_extract(args: argparse.Namespace) -> int:
         _write(_run_baseline(args, data, url), args.out)
         return 0
     extractor = _make_extractor(args)
-    result = extractor.run(data, url=args.url or url, query=args.query, content_type=ctype)
+    result = extractor.run(
+        data, url=args.url or url, query=args.query, content_type=ctype, output=args.format
+    )
     out = result.render(args.format)
     if args.format != "json":  # JSON carries the warnings in its "warnings" field
         for warning in (*result.page.warnings, *result.selection.warnings):

@@ -50,13 +50,25 @@ class Extraction:
     predictor: str
     query: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    text_only: bool = False
+    """The blocks were built without their HTML (``Extractor.run(output="text")``): the result
+    renders as text only."""
+
+    def _markup(self, fmt: str) -> None:
+        if self.text_only:
+            raise UnsupportedFormat(
+                f"this extraction was run for text output only; run it again without "
+                f"output='text' to render it as {fmt}"
+            )
 
     @property
     def html(self) -> str:
+        self._markup("html")
         return assemble_html(self.page, self.selection)
 
     @property
     def markdown(self) -> str:
+        self._markup("markdown")
         return selection_markdown(self.page, self.selection)
 
     @property
@@ -68,9 +80,12 @@ class Extraction:
             import json
 
             return json.dumps(self.to_json(), ensure_ascii=False, indent=2) + "\n"
+        if fmt != "text":
+            self._markup(fmt)
         return render(self.page, self.selection, fmt)
 
     def to_json(self, include_blocks: bool = True) -> dict[str, Any]:
+        self._markup("json")
         return selection_json(
             self.page,
             self.selection,
@@ -133,23 +148,31 @@ class Extractor:
         url: str | None = None,
         query: str | None = None,
         content_type: str | None = None,
+        output: str | None = None,
     ) -> Extraction:
-        """Run the whole pipeline and return the page, the selection and timings."""
+        """Run the whole pipeline and return the page, the selection and timings.
+
+        ``output="text"`` says the result will be rendered as text only: the blocks' HTML is
+        then not built (segmenting costs less; the text and the selection are the same), unless
+        the predictor reads it (a predictor without ``reads_markup = False``, e.g. ``llm``), and
+        the result refuses other formats (:attr:`Extraction.text_only`)."""
         t0 = time.perf_counter()
         deadline = self.config.deadline(t0)
+        query = query.strip() if query and query.strip() else None
+        predictor = self._resolve(self._query_spec if query else self._predictor_spec)
+        text_only = output == "text" and getattr(predictor, "reads_markup", True) is False
+        segment_cfg = _without_markup(self.config.segment) if text_only else self.config.segment
         doc = parse_html(html, url=url, content_type=content_type, limits=self.config.parse)
         t1 = time.perf_counter()
         clean_document(doc, self.config.clean)
         t2 = time.perf_counter()
-        page = segment_document(doc, self.config.segment, deadline=deadline)
+        page = segment_document(doc, segment_cfg, deadline=deadline)
         del doc  # the tree: freed before a fallback parses the page again (peak memory)
         t3 = time.perf_counter()
-        query = query.strip() if query and query.strip() else None
-        predictor = self._resolve(self._query_spec if query else self._predictor_spec)
         selection = predictor.predict(page, query) if page.blocks else Selection()
         if query is None and (not selection or selection.fallback is not None):
             page, selection = self._never_empty(
-                html, url, content_type, deadline, predictor, page, selection
+                html, url, content_type, deadline, predictor, page, selection, segment_cfg
             )
         t4 = time.perf_counter()
         return Extraction(
@@ -158,6 +181,7 @@ class Extractor:
             predictor=getattr(predictor, "name", type(predictor).__name__),
             query=query,
             timings={"parse": t1 - t0, "clean": t2 - t1, "segment": t3 - t2, "predict": t4 - t3},
+            text_only=text_only,
         )
 
     def _never_empty(
@@ -169,6 +193,7 @@ class Extractor:
         predictor: Predictor,
         page: Page,
         selection: Selection,
+        segment_cfg: SegmentConfig,
     ) -> tuple[Page, Selection]:
         """The page-level fallbacks when main content came back empty or from a fallback.
 
@@ -180,7 +205,7 @@ class Extractor:
         cfg = self.config
         doc = parse_html(html, url=url, content_type=content_type, limits=cfg.parse)
         clean_document(doc, dataclasses.replace(cfg.clean, drop_hidden=False))
-        shown = segment_document(doc, cfg.segment, deadline=deadline)
+        shown = segment_document(doc, segment_cfg, deadline=deadline)
         if _readable_words(shown) > _readable_words(page):
             retry = predictor.predict(shown) if shown.blocks else Selection()
             if retry and retry.fallback is None:
@@ -224,7 +249,14 @@ class Extractor:
             raise UnsupportedFormat(
                 f"unknown output format {output!r}; choose one of: {', '.join(FORMATS)}"
             )
-        return self.run(html, url=url, query=query, content_type=content_type).render(output)
+        return self.run(
+            html, url=url, query=query, content_type=content_type, output=output
+        ).render(output)
+
+
+@functools.lru_cache(maxsize=8)
+def _without_markup(cfg: SegmentConfig) -> SegmentConfig:
+    return dataclasses.replace(cfg, markup=False)
 
 
 def _readable_words(page: Page) -> int:

@@ -79,6 +79,11 @@ class SegmentConfig:
     (resolved against ``<base href>``, then the page's URL); Markdown writes ``[text](url)``.
     Links that lead nowhere a reader can follow (empty, ``#fragment``, ``javascript:``) stay
     plain text. Off by default: the URLs are tokens most readers do not need."""
+    markup: bool = True
+    """Build each block's HTML content (``Block.html``), which Markdown, HTML and JSON output
+    read. Off, every block's ``html`` is ``""``: the blocks' text and every other field, and so
+    every predictor's decision and the text output, are the same, and segmenting costs less
+    (``Extractor.extract(output="text")`` turns it off)."""
     images: bool = False
     """Write kept images in Markdown as ``![caption](absolute URL)`` (the page records it:
     :attr:`blockdex.page.Page.images`). Off by default: an image's alt text is mostly not what
@@ -603,11 +608,13 @@ class _Walker:
             text = _squash_ws(text_raw)
             has_text = bool(text)
         if has_text:
-            for t in reversed(frame.inline_stack):
-                frame.html.append(f"</{t}>")
-            html = "".join(frame.html)
-            if frame.mode != "pre":
-                html = _squash_ws(html)
+            html = ""
+            if self.cfg.markup:
+                for t in reversed(frame.inline_stack):
+                    frame.html.append(f"</{t}>")
+                html = "".join(frame.html)
+                if frame.mode != "pre":
+                    html = _squash_ws(html)
             path, attrs = frame.ancestry(self.cfg.max_attr_levels)
             self.out.append(
                 _RawBlock(
@@ -671,7 +678,11 @@ class _Walker:
         self.out.append(
             _RawBlock(
                 tag="img",
-                html=html_lib.escape(f"image: {src}, caption: {caption}", quote=False),
+                html=(
+                    html_lib.escape(f"image: {src}, caption: {caption}", quote=False)
+                    if self.cfg.markup
+                    else ""
+                ),
                 text=caption,
                 chain=(*parent.chain, ("img", node_id)),
                 path=f"{path}>img",
@@ -1066,6 +1077,8 @@ def _number_blocks(
                                 linked[k - 1]
                                 if linked is not None
                                 else html_lib.escape(part, quote=False)
+                                if cfg.markup
+                                else ""
                             ),
                             text=part,
                             chain=rb.chain,

@@ -11,6 +11,7 @@ class AllPredictor:
     """Keep every block: the page's whole cleaned content."""
 
     name = "all"
+    reads_markup = False
 
     def predict(self, page: Page, query: str | None = None) -> Selection:
         if not page.blocks:
@@ -25,6 +26,7 @@ class OraclePredictor:
     """
 
     name = "oracle"
+    reads_markup = False
 
     def __init__(
         self,

@@ -287,6 +287,7 @@ class ContentPredictor:
     """Keep the blocks the main-content model scores at or above its threshold."""
 
     name = "content"
+    reads_markup = False
 
     def __init__(
         self,

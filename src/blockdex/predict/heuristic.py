@@ -39,6 +39,7 @@ class HeuristicPredictor:
     """Rules over the main container, link density and class/id names."""
 
     name = "heuristic"
+    reads_markup = False
 
     def __init__(self, config: HeuristicConfig | None = None) -> None:
         self.config = config or HeuristicConfig()

@@ -404,6 +404,7 @@ def _content_probabilities(page: Page) -> np.ndarray:
 
 class _RelevanceBase:
     name = "relevance"
+    reads_markup = False
     embed = True
 
     def __init__(self, model_path: str | None = None, **_: Any) -> None:
