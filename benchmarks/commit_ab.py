@@ -5,8 +5,8 @@ A peer's speed moves from run to run on a shared machine (resiliparse ran l3s-gn
 lost in a ratio against a peer. This compares blockdex with itself: ``--base`` (a commit, default
 ``HEAD~1``) is checked out into a temporary git worktree and its compiled twins are built there
 (``setup.py build_ext --inplace``, ~30 s); then a child process times the default pipeline
-(``Extractor.run`` and rendering to ``--format``) over the set's pages with one source tree, then
-the other, ``--pairs`` times. Each child runs ``--rounds`` rounds over the pages after one warm-up
+(``Extractor.extract(html, output=FORMAT)``, as users call it) over the set's pages with one
+source tree, then the other, ``--pairs`` times. Each child runs ``--rounds`` rounds over the pages after one warm-up
 page and reports the mean milliseconds a page. The figure to quote is the median of the pairs'
 ratios (base ÷ this checkout; above 1 this checkout is faster).
 
@@ -40,11 +40,11 @@ from blockdex.extract import Extractor
 dataset, fmt, limit, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 pages = [p.html for p in load_dataset(dataset, limit=limit)]
 ex = Extractor()
-ex.run(pages[0]).render(fmt)
+ex.extract(pages[0], output=fmt)
 t0 = time.perf_counter()
 for _ in range(rounds):
     for html in pages:
-        ex.run(html).render(fmt)
+        ex.extract(html, output=fmt)
 print(blockdex.__file__)
 print((time.perf_counter() - t0) / (rounds * len(pages)) * 1000)
 """
