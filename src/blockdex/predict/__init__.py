@@ -18,7 +18,11 @@ from blockdex.page import Page, Selection
 
 @runtime_checkable
 class Predictor(Protocol):
-    """Chooses which blocks of a page to keep."""
+    """Chooses which blocks of a page to keep.
+
+    A predictor that never reads ``Block.html`` may say so with a class attribute
+    ``reads_markup = False``: text output then segments without building the blocks' HTML
+    (``Extractor.run(output="text")``). Without it, the markup is built."""
 
     name: str
 
