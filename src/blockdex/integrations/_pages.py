@@ -245,7 +245,9 @@ class PageExtractor:
     ) -> ExtractedPage:
         """Extract from HTML in hand; ``url`` resolves links and is reported as ``url``.
         ``query`` is the run's (see :meth:`run_query`)."""
-        result = self.extractor.run(html, url=url, query=query, content_type=content_type)
+        result = self.extractor.run(
+            html, url=url, query=query, content_type=content_type, output=self.output
+        )
         return ExtractedPage(result.render(self.output), page_metadata(result, source))
 
     def extract_url(self, url: str, *, query: str | None = None) -> ExtractedPage:
