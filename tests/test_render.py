@@ -85,6 +85,8 @@ def test_a_run_for_text_only_builds_no_markup_and_gives_the_same_text() -> None:
             text_only.render(fmt)
     with pytest.raises(UnsupportedFormat):
         _ = text_only.markdown
+    with pytest.raises(UnsupportedFormat, match="unknown output format"):
+        text_only.render("xml")
 
 
 class _ReadsHtml:

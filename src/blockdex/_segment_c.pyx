@@ -803,14 +803,14 @@ cdef class _CWalker:
             return True
         if kind == TAG_KEPT:
             kept = self.kept_inline[tag]
+            opening = None  # markup off: add_html only notes that the run has markup
             if frame.markup:
                 lang = ""
                 if kept == "code" and frame.mode == MODE_PRE:
                     m = self.lang_re.search(_attr(node, b"class") or "")
                     lang = m.group(1).lower() if m else ""
-                frame.add_html(f'<code class="language-{lang}">' if lang else f"<{kept}>")
-            else:
-                frame.add_html(None)
+                opening = f'<code class="language-{lang}">' if lang else f"<{kept}>"
+            frame.add_html(opening)
             if frame.inline_stack is None:
                 frame.inline_stack = [kept]
             else:

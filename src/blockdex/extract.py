@@ -80,7 +80,7 @@ class Extraction:
             import json
 
             return json.dumps(self.to_json(), ensure_ascii=False, indent=2) + "\n"
-        if fmt != "text":
+        if fmt in FORMATS and fmt != "text":  # an unknown format: render names it
             self._markup(fmt)
         return render(self.page, self.selection, fmt)
 
