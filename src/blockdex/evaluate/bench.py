@@ -31,7 +31,7 @@ from typing import Any
 from blockdex.errors import BlockdexError, MissingExtra
 from blockdex.evaluate.composite import COMPOSITE_KINDS
 from blockdex.evaluate.datasets import EvalPage, load_dataset, split_of
-from blockdex.evaluate.metrics import lcs_prf, snippet_prf, token_prf, word_tokens
+from blockdex.evaluate.metrics import lcs_prf, snippet_prf, token_prf, wcxb_prf, word_tokens
 from blockdex.evaluate.peers import PEER_DESCRIPTIONS, make_peer
 
 DEFAULT_METHODS = ("content", "heuristic", "all", "trafilatura", "readability", "resiliparse")
@@ -68,6 +68,14 @@ class PageRecord:
     error: str | None = None
     empty: bool = False
     """The output has no word although the ground truth has some (a reader got nothing)."""
+    page_type: str | None = None
+    """The page's labelled type (wcxb's ``page_type``); None on a dataset without types."""
+    has_main_content: bool | None = None
+    """On a typed page: whether its reference has any word (wcxb labels some pages as having
+    no main content)."""
+    wcxb_f1: float | None = None
+    """On a typed page: F1 by wcxb's own scorer (:func:`~blockdex.evaluate.metrics.wcxb_prf`);
+    0 on a page the method failed on."""
 
 
 @dataclass(slots=True)
@@ -148,6 +156,11 @@ def score_page(page: EvalPage, method: str, text: str, seconds: float, lcs: bool
         rec.precision, rec.recall, rec.f1 = s.precision, s.recall, s.f1
         if lcs:
             rec.lcs_f1 = lcs_prf(text, page.ground_truth).f1
+    if page.meta.get("page_type"):
+        # Typed pages are labelled the wcxb way: no reference text means no main content.
+        rec.page_type = str(page.meta["page_type"])
+        rec.has_main_content = bool(word_tokens(page.ground_truth))
+        rec.wcxb_f1 = wcxb_prf(text, page.ground_truth).f1
     if page.with_snippets or page.without_snippets:
         t = _norm(text)
         found = sum(_norm(x) in t for x in page.with_snippets)
@@ -192,6 +205,8 @@ def run_method(
         seconds = time.perf_counter() - t0
         rec = score_page(page, method, text, seconds, lcs)
         rec.error = error
+        if error is not None and rec.wcxb_f1 is not None:
+            rec.wcxb_f1 = 0.0  # a failure is no answer, even on a page with no main content
         records.append(rec)
     return records
 
