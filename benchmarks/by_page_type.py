@@ -1,26 +1,27 @@
-"""Mean token F1 per page type, from a ``blockdex bench --out DIR`` run.
+"""Mean F1 per page type, from a ``blockdex bench --out DIR`` run.
 
 wcxb labels each page with one of seven types (article, service, collection, listing, product,
-documentation, forum; ``page_type`` in the page's metadata). This splits a bench run's per-page
-F1 by that label, for every method in the run:
+documentation, forum). This prints the tables ``blockdex bench --by-type`` prints, from the
+per-page records a run saved in ``DIR/results.json`` (so other methods, or a subset, need no
+rerun): wcxb's own scorer over all pages, and F1 over the pages with main content beside the
+fallback rate on the pages with none. The rule lives in ``blockdex.evaluate.page_types``.
 
     python benchmarks/by_page_type.py [--results benchmarks/results-dev] [--dataset wcxb]
-        [--methods content,oracle,trafilatura,trafilatura-precision,readability,resiliparse]
+        [--methods content,oracle,trafilatura,readability]
 
-Pages without a type are counted under "(none)". A page a method failed on counts as 0.
+A page a method failed on counts as 0. A results.json from a bench older than page types in
+its records has none: rerun the bench.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
-from collections import defaultdict
 from pathlib import Path
 
-from blockdex.errors import BlockdexError
-from blockdex.evaluate.datasets import load_dataset
+from blockdex.evaluate.bench import PageRecord
+from blockdex.evaluate.page_types import by_type_tables
 
 
 def main() -> int:
@@ -29,31 +30,23 @@ def main() -> int:
     )
     ap.add_argument("--results", default="benchmarks/results-dev")
     ap.add_argument("--dataset", default="wcxb")
-    ap.add_argument(
-        "--methods",
-        default="content,oracle,trafilatura,trafilatura-precision,readability,resiliparse",
-    )
+    ap.add_argument("--methods", default=None, help="comma-separated (default: all in the run)")
     args = ap.parse_args()
     path = Path(args.results) / "results.json"
     try:
         run = json.loads(path.read_text(encoding="utf-8"))[args.dataset]["pages"]
-        types = {
-            p.id: (p.meta or {}).get("page_type") or "(none)" for p in load_dataset(args.dataset)
-        }
-    except (OSError, ValueError, KeyError, BlockdexError) as exc:
+        records = {m: [PageRecord(**r) for r in recs] for m, recs in run.items()}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"cannot read {args.dataset} from {path}: {exc!r}", file=sys.stderr)
         return 2
-    methods = [m for m in args.methods.split(",") if m in run]
-    scores: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in methods}
-    for m in methods:
-        for rec in run[m]:
-            scores[m][types.get(rec["page"], "(none)")].append(rec["f1"] or 0.0)
-    order = sorted(scores[methods[0]], key=lambda t: -len(scores[methods[0]][t]))
-    print(f"| page type (pages) | {' | '.join(methods)} |")
-    print(f"|---|{'---:|' * len(methods)}")
-    for t in order:
-        cells = " | ".join(f"{statistics.fmean(scores[m][t]):.3f}" for m in methods)
-        print(f"| {t} ({len(scores[methods[0]][t])}) | {cells} |")
+    if args.methods:
+        wanted = [m.strip() for m in args.methods.split(",") if m.strip()]
+        missing = [m for m in wanted if m not in records]
+        if missing:
+            print(f"not in {path}: {', '.join(missing)}", file=sys.stderr)
+            return 2
+        records = {m: records[m] for m in wanted}
+    print(by_type_tables(f"{args.dataset} by page type", records), end="")
     return 0
 
 

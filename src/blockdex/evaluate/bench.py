@@ -7,6 +7,9 @@ that method raised (the page then scores as empty output) — so nothing is sile
 
 Metrics: token P/R/F1 (bags of lower-cased word tokens), optionally LCS P/R/F1 (``--lcs``),
 snippet counts for pages with must-have/must-not-have lists, seconds per page and output tokens.
+Pages labelled with a page type (wcxb's) also get wcxb's own score, and ``--by-type`` prints it
+per type beside F1 over the pages with main content and the fallback rate
+(:mod:`blockdex.evaluate.page_types`).
 Speed is measured in-process per method; ``--jobs N`` runs methods in N processes (faster
 overall, but concurrent methods share the CPU: quote ratios from ``--jobs 1`` runs).
 """
@@ -32,6 +35,7 @@ from blockdex.errors import BlockdexError, MissingExtra
 from blockdex.evaluate.composite import COMPOSITE_KINDS
 from blockdex.evaluate.datasets import EvalPage, load_dataset, split_of
 from blockdex.evaluate.metrics import lcs_prf, snippet_prf, token_prf, wcxb_prf, word_tokens
+from blockdex.evaluate.page_types import by_type_json, by_type_tables, scores_by_type
 from blockdex.evaluate.peers import PEER_DESCRIPTIONS, make_peer
 
 DEFAULT_METHODS = ("content", "heuristic", "all", "trafilatura", "readability", "resiliparse")
@@ -47,6 +51,8 @@ COMPOSITE_METHODS = (
 )
 """Pages made of several real pages (``--task next-story|multi-article``): the main-content
 model against the peers."""
+BY_TYPE_METHODS = ("content", "oracle", "trafilatura", "readability")
+"""``--by-type``: the model, the ceiling its blocks allow, and the two peers wcxb publishes."""
 BOOTSTRAP_SAMPLES = 1000
 """Resamples for the 95% interval of mean F1 in the plot (enough for two decimals)."""
 
@@ -484,6 +490,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         args.dataset = args.dataset or str(ensure_composite(args.task))
         args.methods = args.methods or ",".join(COMPOSITE_METHODS)
         args.split = args.split or "test"
+    elif args.by_type:
+        args.dataset = args.dataset or "wcxb"
+        args.methods = args.methods or ",".join(BY_TYPE_METHODS)
     args.dataset = args.dataset or "scrapinghub-aeb"
     args.methods = args.methods or ",".join(DEFAULT_METHODS)
     args.split = args.split or "all"
@@ -509,6 +518,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         table += "".join(f"\n- {n}" for n in notes) + ("\n" if notes else "")
         if args.task == "qe":
             table += "\n" + kind_table(dataset, records, args.split)
+        if args.by_type:
+            table += "\n" + by_type_tables(f"{dataset} by page type ({args.split} split)", records)
         print(table)
         report.append(table)
         all_results[dataset] = {
@@ -524,6 +535,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             "pages": {m: [asdict(r) for r in recs] for m, recs in records.items()},
             "notes": notes,
         }
+        if args.by_type:
+            all_results[dataset]["by_type"] = by_type_json(scores_by_type(records))
         if out_dir:
             try:
                 plot(dataset, records, summaries, out_dir)
@@ -566,14 +579,17 @@ def register(sub: Any) -> None:
         "--datasets",
         dest="dataset",
         default=None,
-        help="comma-separated dataset names or paths (default: scrapinghub-aeb; the QE set)",
+        help=(
+            "comma-separated dataset names or paths (default: scrapinghub-aeb; the QE set with "
+            "--task qe; wcxb with --by-type)"
+        ),
     )
     p.add_argument(
         "--methods",
         default=None,
         help=(
             f"comma-separated methods (default: {','.join(DEFAULT_METHODS)}; "
-            f"with --task qe: {','.join(QE_METHODS)})"
+            f"with --task qe: {','.join(QE_METHODS)}; with --by-type: {','.join(BY_TYPE_METHODS)})"
         ),
     )
     p.add_argument(
@@ -587,6 +603,19 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--limit", type=int, default=None, help="at most N pages per dataset")
     p.add_argument("--lcs", action="store_true", help="also compute LCS-based F1 (slower)")
+    p.add_argument(
+        "--by-type",
+        action="store_true",
+        help=(
+            "after the usual table, mean F1 per page type (wcxb's seven) and over all typed "
+            "pages, two ways side by side: wcxb's own scorer over all pages (a page with no main "
+            "content scores 1 only for an empty output; the figure to compare with published "
+            "ones), and F1 over the pages with main content beside the fallback rate (the "
+            "share of non-empty outputs) on the pages with none. Defaults to --dataset wcxb "
+            f"and --methods {','.join(BY_TYPE_METHODS)}; a dataset without page types gets one "
+            "line saying so"
+        ),
+    )
     p.add_argument("--jobs", type=int, default=1, help="run methods in N processes")
     p.add_argument(
         "--baseline",
