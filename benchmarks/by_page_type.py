@@ -46,6 +46,13 @@ def main() -> int:
             print(f"not in {path}: {', '.join(missing)}", file=sys.stderr)
             return 2
         records = {m: records[m] for m in wanted}
+    if not any(r.page_type for recs in records.values() for r in recs):
+        print(
+            f"{path}: no record carries a page type (a dataset without types, or a run older "
+            "than page types in bench records: rerun blockdex bench --out)",
+            file=sys.stderr,
+        )
+        return 2
     print(by_type_tables(f"{args.dataset} by page type", records), end="")
     return 0
 
