@@ -1,0 +1,205 @@
+"""Item lists: the repeated records a page is made of (product cards, search results, posts).
+
+A collection, a listing, a forum thread or a FAQ is not one story but many small records cut
+from one template: sibling elements with the same tag and class, each holding a title, a link, a
+short text, a price or a date. This module finds them from the blocks alone, once per page:
+
+1. **Siblings from neighbours.** Blocks are in document order, and each knows the ids of the
+   block-level elements around it (``Block.scope``, nearest last). Where two consecutive blocks
+   part, their deepest shared element is a *parent* and the two elements just below it are two
+   of its *children*. One pass over the blocks gives every parent with its children, each with
+   its first block; a child ends where the next one starts (the last one where its id leaves
+   the blocks' scopes).
+2. **One template.** A parent's children are grouped by tag and class signature (digits
+   folded, so ``card-1`` and ``card-2`` are one template). A group of at least
+   :attr:`ItemConfig.min_items` children is an **item list**, each child an **item** — unless
+   its tag is one a single block already stands for (paragraphs, headings, table rows: prose and
+   tables are read as such), or its items are one short line each (a menu of links; a list of
+   headlines of :attr:`ItemConfig.min_line_words` words or more is a listing and stays).
+3. **Grids in rows.** When each item of a list is a row holding one list of its own, all with
+   one template (cards laid out three to a row), the rows' lists are read as one list of cards.
+
+What the lists mean is decided elsewhere (the content predictor, Markdown): a grid of products
+is the content of a collection page and a rail of other stories is not part of an article.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
+
+from blockdex.parse import check_minimums
+
+if TYPE_CHECKING:
+    from blockdex.page import Block
+
+ITEM_TAGS_EXCLUDED = frozenset(
+    {
+        # one block each already, read as prose or as a table, never a record's container
+        "p", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "figcaption", "caption",
+        "tr", "td", "th", "thead", "tbody", "tfoot", "dt", "dd",
+        # inline or void elements that reach a block's scope only as its own element
+        "span", "a", "b", "i", "em", "strong", "img", "br", "code", "option",
+    }
+)  # fmt: skip
+"""Tags that never make an item: a run of paragraphs is an article's body, not a list of
+records, and a table's rows are read as a table."""
+_DIGITS_RE = re.compile(r"\d+")
+
+
+@dataclass(frozen=True, slots=True)
+class ItemConfig:
+    """Tunables of item-list finding."""
+
+    min_items: int = 3
+    """Fewer siblings than this are a pair, not a list (two columns, a prev/next link)."""
+    min_line_words: float = 4.0
+    """A list whose items are mostly one block each is kept only with this many words per item
+    on average: menus of one- or two-word links are navigation, a list of headlines a listing."""
+    grid_cover: float = 0.8
+    """A list whose items' lists of one template hold this share of its words is a grid laid
+    out in rows: its rows' items become the list's items."""
+
+    def __post_init__(self) -> None:
+        check_minimums(self, {"min_items": 2, "min_line_words": 0.0, "grid_cover": 0.0})
+
+
+DEFAULT_ITEMS = ItemConfig()
+
+
+class ItemList(NamedTuple):
+    """Sibling elements of one template: ``items`` are ``(first, last)`` block positions."""
+
+    parent: int
+    """Element id of the items' parent (for a grid in rows, of the rows' parent)."""
+    signature: str
+    """The items' tag and class signature, as ``tag.class1.class2`` (digits folded)."""
+    items: tuple[tuple[int, int], ...]
+    words: int
+    """Words in the items' blocks."""
+
+
+def class_signature(tag: str, attrs: str) -> str:
+    """``tag.token.token`` from an element's tag and its class/id tokens, sorted, digits folded
+    to ``#``: the template key two sibling records share."""
+    tokens = sorted({_DIGITS_RE.sub("#", t) for t in attrs.split()})
+    return ".".join([tag, *tokens])
+
+
+def _scope_tag(block: Block, k: int) -> str:
+    """The tag of ``block.scope[k]``: ``Block.path`` holds the same elements' tags, aligned at
+    the block's end (both keep the nearest ancestors)."""
+    tags = block.path.split(">")
+    at = len(tags) - len(block.scope) + k
+    return tags[at] if 0 <= at < len(tags) else ""
+
+
+def _children(blocks: Sequence[Block]) -> dict[int, dict[int, tuple[int, int, int]]]:
+    """Parent element id → {child element id: (first block position, a block inside it, the
+    child's position in that block's scope)}, from consecutive blocks that part below a shared
+    element. Signatures are read later, for parents with enough children only."""
+    children: dict[int, dict[int, tuple[int, int, int]]] = {}
+    prev: Block | None = None
+    prev_pos = 0
+    prev_ids: set[int] = set()
+    for pos, b in enumerate(blocks):
+        sc = b.scope
+        if b.source != "dom" or not sc:
+            prev = None
+            continue
+        if prev is not None:
+            j = len(sc) - 1
+            while j >= 0 and sc[j] not in prev_ids:
+                j -= 1
+            if 0 <= j < len(sc) - 1:
+                parent = sc[j]
+                kids = children.get(parent)
+                if kids is None:
+                    kids = children[parent] = {}
+                    ps = prev.scope
+                    i = ps.index(parent)
+                    if i + 1 < len(ps):  # the previous block's child is the first one seen
+                        child = ps[i + 1]
+                        start = prev_pos
+                        while start > 0 and child in blocks[start - 1].scope:
+                            start -= 1
+                        kids[child] = (start, prev_pos, i + 1)
+                if sc[j + 1] not in kids:
+                    kids[sc[j + 1]] = (pos, pos, j + 1)
+        prev, prev_pos = b, pos
+        prev_ids = set(sc)
+    return children
+
+
+def find_item_lists(blocks: Sequence[Block], cfg: ItemConfig = DEFAULT_ITEMS) -> list[ItemList]:
+    """The page's item lists, by first block (outer lists before the lists inside them)."""
+    n = len(blocks)
+    words = [len(b.text.split()) for b in blocks]
+    found: list[ItemList] = []
+    for parent, kids in _children(blocks).items():
+        if len(kids) < cfg.min_items:
+            continue
+        order = sorted(kids.items(), key=lambda kv: kv[1][0])
+        by_signature: dict[str, list[tuple[int, int]]] = {}
+        for k, (child, (first, at, depth)) in enumerate(order):
+            b = blocks[at]
+            signature = class_signature(_scope_tag(b, depth), b.scope_attrs[depth])
+            if k + 1 < len(order):
+                last = order[k + 1][1][0] - 1
+            else:
+                last = first
+                while last + 1 < n and child in blocks[last + 1].scope:
+                    last += 1
+            by_signature.setdefault(signature, []).append((first, last))
+        for signature, items in by_signature.items():
+            tag = signature.partition(".")[0]
+            if len(items) < cfg.min_items or tag in ITEM_TAGS_EXCLUDED:
+                continue
+            n_words = sum(sum(words[s : e + 1]) for s, e in items)
+            single = sum(s == e for s, e in items)
+            if single * 2 > len(items) and n_words < cfg.min_line_words * len(items):
+                continue
+            found.append(ItemList(parent, signature, tuple(items), n_words))
+    found.sort(key=lambda lst: (lst.items[0][0], -lst.items[-1][1]))
+    return _merge_grids(found, cfg)
+
+
+def _merge_grids(lists: list[ItemList], cfg: ItemConfig) -> list[ItemList]:
+    """Lists whose items are rows, each holding one inner list of a shared template that covers
+    most of the row, replaced by one list of the inner items (the inner lists dropped)."""
+    if len(lists) < 2:
+        return lists
+    dropped: set[int] = set()
+    merged: dict[int, ItemList] = {}
+    for a, outer in enumerate(lists):
+        inner_by_row: list[int] = []
+        for s, e in outer.items:
+            inside = [
+                k
+                for k, lst in enumerate(lists)
+                if k != a and s <= lst.items[0][0] and lst.items[-1][1] <= e
+            ]
+            top = [k for k in inside if not any(
+                o != k and lists[o].items[0][0] <= lists[k].items[0][0]
+                and lists[k].items[-1][1] <= lists[o].items[-1][1]
+                and lists[o].words > lists[k].words for o in inside
+            )]  # fmt: skip
+            if len(top) != 1:
+                break
+            inner_by_row.append(top[0])
+        else:
+            inner = [lists[k] for k in inner_by_row]
+            if (
+                len({lst.signature for lst in inner}) == 1
+                and sum(lst.words for lst in inner) >= cfg.grid_cover * outer.words
+            ):
+                merged[a] = ItemList(
+                    outer.parent,
+                    inner[0].signature,
+                    tuple(item for lst in inner for item in lst.items),
+                    sum(lst.words for lst in inner),
+                )
+                dropped.update(inner_by_row)
+    return [merged.get(a, lst) for a, lst in enumerate(lists) if a not in dropped]
