@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from blockdex import Extractor, segment
+from blockdex import Extractor, extract, segment
+from blockdex.cli import main
 from blockdex.errors import BlockdexError
+from blockdex.explain import explain_page, render_report
 from blockdex.pagetype import (
     FEATURE_NAMES,
     OTHER,
@@ -82,6 +84,30 @@ def test_a_type_below_the_confidence_floor_is_other() -> None:
 def test_a_page_without_blocks_is_other_with_no_confidence() -> None:
     page = segment("<html><head><title>Empty</title></head><body></body></html>")
     assert page.page_type.label == OTHER and page.page_type.confidence == 0.0
+
+
+def test_open_graph_type_is_metadata_named_og_type() -> None:
+    html, url = _page("article.html")
+    record = json.loads(extract(html, url=url, output="json"))
+    assert record["metadata"]["og_type"] == "article"
+    assert "page_type" not in record["metadata"]
+    assert record["page_type"] == "article"
+    assert 0.5 < record["page_type_confidence"] <= 1.0
+
+
+def test_cli_json_output_carries_the_page_type(capsys: pytest.CaptureFixture[str]) -> None:
+    url = KINDS["product.html"][0]
+    assert main(["extract", str(PAGES / "product.html"), "--url", url, "-f", "json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["page_type"] == "product"
+    assert isinstance(record["page_type_confidence"], float)
+
+
+def test_explorer_summary_shows_the_page_type() -> None:
+    html, url = _page("docs.html")
+    report = render_report(explain_page(html, url=url))
+    assert 'data-page-type="documentation"' in report
+    assert "<dt>page type</dt>" in report
 
 
 def test_features_read_no_block_markup() -> None:

@@ -350,6 +350,7 @@ def extract_record(extractor: Any, page: PageInput, cfg: BatchConfig) -> dict[st
             content=result.render(cfg.output),
             indices=[list(iv) for iv in sel.intervals],
             n_blocks=len(result.page.blocks),
+            **result.page.page_type.to_json(),
             warnings=list(result.page.warnings) + list(sel.warnings),
             fallback=sel.fallback,
         )
@@ -546,6 +547,8 @@ PARQUET_COLUMNS = (
     ("title", "string"),
     ("content", "string"),
     ("n_blocks", "int64"),
+    ("page_type", "string"),
+    ("page_type_confidence", "float64"),
     ("time_ms", "float64"),
     ("error", "string"),
     ("error_kind", "string"),

@@ -121,13 +121,15 @@ def selection_json(
     extra: Mapping[str, Any] | None = None,
     include_blocks: bool = True,
 ) -> dict[str, Any]:
-    """The JSON record: metadata, chosen indices with scores, the kept blocks, and Markdown."""
+    """The JSON record: metadata, the page's type, chosen indices with scores, the kept blocks,
+    and Markdown."""
     scores = selection.scores or {}
     wanted = set(selection.indices)
     record: dict[str, Any] = {
         "title": page.title,
         "url": page.url,
         "metadata": dict(page.meta),
+        **page.page_type.to_json(),
         "n_blocks": len(page.blocks),
         "selection": selection.format(),
         "intervals": [list(iv) for iv in selection.intervals],
