@@ -126,3 +126,17 @@ def test_a_model_for_other_columns_is_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps(spec), encoding="utf-8")
     with pytest.raises(BlockdexError, match="retrain"):
         PageTypeModel.load(path)
+
+
+def test_markdown_and_text_output_never_compute_the_type(monkeypatch: pytest.MonkeyPatch) -> None:
+    import blockdex.pagetype
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the page type was computed")
+
+    monkeypatch.setattr(blockdex.pagetype, "classify_page", refuse)
+    html, url = _page("article.html")
+    assert "Harwick" in extract(html, url=url)
+    assert "Harwick" in extract(html, url=url, output="text")
+    with pytest.raises(AssertionError, match="computed"):
+        extract(html, url=url, output="json")
