@@ -144,6 +144,19 @@ HIDDEN_SELECTOR = ", ".join(
 
 # Keys in JSON-LD whose string value is the article text.
 JSONLD_TEXT_KEYS = frozenset({"articleBody", "text", "reviewBody", "answerText"})
+# A product's facts, as a shopper reads them, from its JSON-LD Product item: label, then the path
+# of keys to the value (in the item, or in its first offer).
+PRODUCT_FACTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Price", ("offers", "price")),
+    ("Availability", ("offers", "availability")),
+    ("Rating", ("aggregateRating", "ratingValue")),
+    ("Brand", ("brand", "name")),
+    ("SKU", ("sku",)),
+)
+"""The facts a product page's own structured data gives and its visible HTML often lacks (a
+price drawn by a script, a rating widget): each is rescued when its value is not on the page."""
+_PRODUCT_TYPES = frozenset({"product", "productgroup", "individualproduct", "productmodel"})
+_SCHEMA_WORD_RE = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _STATE_ASSIGN_RE = re.compile(
     r"(?:window\.)?(?:__INITIAL_STATE__|__PRELOADED_STATE__|__NUXT__|__APOLLO_STATE__|__DATA__)\s*=\s*"
 )
@@ -393,6 +406,92 @@ def new_fragments(
     return found
 
 
+def _jsonld_items(data: object) -> Iterator[dict[str, object]]:
+    """The top-level items of a JSON-LD script and the members of their ``@graph``."""
+    for item in data if isinstance(data, list) else [data]:
+        if isinstance(item, dict) and isinstance(item.get("@graph"), list):
+            yield from (g for g in item["@graph"] if isinstance(g, dict))
+        elif isinstance(item, dict):
+            yield item
+
+
+def _is_product(item: dict[str, object]) -> bool:
+    declared = item.get("@type")
+    types = declared if isinstance(declared, list) else [declared]
+    return any(isinstance(t, str) and t.strip().lower() in _PRODUCT_TYPES for t in types)
+
+
+def _fact_value(item: dict[str, object], path: tuple[str, ...]) -> str:
+    """The text of the value at ``path`` (an offer list's first offer; a price with its currency,
+    an AggregateOffer's range; a schema.org URL such as ``…/InStock`` as words)."""
+    value: object = item
+    for key in path:
+        if isinstance(value, list):
+            value = value[0] if value else None
+        if not isinstance(value, dict):
+            return ""
+        if key == "price" and "price" not in value and "lowPrice" in value:
+            low, high = value.get("lowPrice"), value.get("highPrice")
+            value = f"{low} – {high}" if high not in (None, "", low) else low
+            break
+        value = value.get(key)
+    if isinstance(value, list):
+        value = value[0] if value else None
+    if isinstance(value, dict):
+        value = value.get("name")
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return ""
+    text = " ".join(str(value).split())
+    if path[-1] == "availability":
+        word = text.rstrip("/").rsplit("/", 1)[-1]
+        text = _SCHEMA_WORD_RE.sub(" ", word).capitalize()
+    elif path[-1] == "price" and text:
+        offer = item.get("offers")
+        offer = offer[0] if isinstance(offer, list) and offer else offer
+        currency = offer.get("priceCurrency") if isinstance(offer, dict) else None
+        if isinstance(currency, str) and currency.strip():
+            text = f"{text} {currency.strip()}"
+    elif path[-1] == "ratingValue" and text:
+        rating = item.get("aggregateRating")
+        count = (
+            rating.get("reviewCount") or rating.get("ratingCount")
+            if isinstance(rating, dict)
+            else None
+        )
+        best = rating.get("bestRating") if isinstance(rating, dict) else None
+        text += f" out of {best}" if isinstance(best, str | int | float) else " out of 5"
+        if isinstance(count, str | int) and str(count).strip():
+            text += f" ({count} reviews)"
+    return text[:200]
+
+
+def product_facts(doc: Document, visible: str) -> list[tuple[str, str]]:
+    """``(label, value)`` facts of the page's one JSON-LD Product (:data:`PRODUCT_FACTS`) whose
+    value the visible text (``visible``, lower-cased) lacks; none when the page declares no
+    product or several (a collection's list of products describes no one product)."""
+    products = [
+        item
+        for data in doc.parsed_json.values()
+        if data is not BAD_JSON
+        for item in _jsonld_items(data)
+        if _is_product(item)
+    ]
+    if len(products) != 1:
+        return []
+    facts = []
+    for label, path in PRODUCT_FACTS:
+        value = _fact_value(products[0], path)
+        shown = value.split(" (")[0].split(" out of ")[0].lower()
+        if label == "Price":
+            shown = value.split(" ")[0]
+            number = shown.replace(",", "")
+            if number in visible or number.replace(".", ",") in visible:
+                continue
+        if value and shown not in visible:
+            facts.append((label, value))
+    return facts
+
+
 def keep_content_noscripts(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> int:
     """Unwrap ``<noscript>`` elements that hold a page's content; returns how many.
 
@@ -454,9 +553,15 @@ def clean_document(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> Document:
     if cfg.formulas:
         formulas_to_tex(doc)
     drop_noise(doc, cfg)
+    visible: str | None = None
     if candidates:
         body = doc.tree.body
         visible = body.text(separator=" ") if body is not None else ""
         doc.rescued = new_fragments(candidates, visible, cfg)
+    if cfg.rescue_scripts and doc.parsed_json:
+        if visible is None:
+            body = doc.tree.body
+            visible = body.text(separator=" ") if body is not None else ""
+        doc.facts = product_facts(doc, visible.lower())
     doc.cleaned = True
     return doc

@@ -13,6 +13,7 @@ from itertools import chain as _concat
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from blockdex.items import ItemList
     from blockdex.units import Primary, Unit
 
 Interval = tuple[int, int]
@@ -79,6 +80,9 @@ class Page:
     """Size of the HTML the page was segmented from, in characters (for DANAg-style features)."""
     units: tuple[Unit, ...] = ()
     """The page's articles and sections (:mod:`blockdex.units`), outer ones first."""
+    item_lists: tuple[ItemList, ...] = ()
+    """The page's lists of records of one template (:func:`blockdex.items.find_item_lists`),
+    their items as block indices; each is also a unit of kind ``items`` in :attr:`units`."""
     images: bool = False
     """Markdown writes kept images as ``![caption](url)`` (True) or leaves them out, keeping a
     figure's caption (False); set from :attr:`blockdex.segment.SegmentConfig.images`."""
@@ -163,6 +167,7 @@ class Page:
             warnings=self.warnings,
             html_bytes=self.html_bytes,
             units=self.units,
+            item_lists=self.item_lists,
             images=self.images,
         )
 

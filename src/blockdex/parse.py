@@ -246,6 +246,9 @@ class Document:
     warnings: list[str] = field(default_factory=list)
     rescued: list[str] = field(default_factory=list)
     """Text recovered from scripts by the cleaner, appended after the page's blocks."""
+    facts: list[tuple[str, str]] = field(default_factory=list)
+    """A product's ``(label, value)`` facts from its JSON-LD that the visible page lacks (price,
+    availability…: :func:`blockdex.clean.product_facts`), appended as a list after the blocks."""
     cleaned: bool = False
     scripts: list[tuple[str | None, str | None, str | None, int]] | None = field(
         default=None, repr=False, compare=False

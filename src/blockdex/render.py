@@ -143,6 +143,7 @@ def selection_json(
                 "text": b.text,
                 **({"score": round(float(scores[b.index]), 4)} if b.index in scores else {}),
                 **({"unit": unit_of[b.index]} if b.index in unit_of else {}),
+                **({"source": b.source} if b.source != "dom" else {}),
             }
             for b in page.blocks
             if b.index in wanted

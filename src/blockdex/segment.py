@@ -41,6 +41,7 @@ from urllib.parse import urljoin
 from selectolax.lexbor import LexborNode
 
 from blockdex.cjk import WORD_PATTERN
+from blockdex.items import find_item_lists
 from blockdex.page import Block, Page
 from blockdex.parse import Document, check_minimums, parse_bounded
 from blockdex.speedups import lexbor, twin
@@ -1179,6 +1180,18 @@ def segment_document(
             base=base,
         )
         raw.extend(frag_raw)
+    if doc.facts and not timed_out:
+        items = "".join(
+            f"<li>{html_lib.escape(label)}: {html_lib.escape(value)}</li>"
+            for label, value in doc.facts
+        )
+        fbody = parse_bounded(f'<ul class="product-facts">{items}</ul>')[0].body
+        if fbody is not None:
+            facts_raw, timed_out = _walk(
+                fbody, cfg, "facts", id_offset=-(len(doc.rescued) + 1) * (1 << 40),
+                deadline=deadline, base=base,
+            )  # fmt: skip
+            raw.extend(facts_raw)
     if timed_out:
         warnings.append(
             f"the time budget ran out while segmenting; blocks after the first {len(raw):,} "
@@ -1190,6 +1203,7 @@ def segment_document(
             f"page has more than {cfg.max_blocks:,} blocks; the rest were dropped "
             "(SegmentConfig.max_blocks)"
         )
+    item_lists = find_item_lists(blocks)
     return Page(
         blocks=tuple(blocks),
         title=doc.title,
@@ -1198,6 +1212,7 @@ def segment_document(
         encoding=doc.encoding,
         warnings=tuple(warnings),
         html_bytes=doc.html_chars,
-        units=page_units(root, blocks),
+        units=page_units(root, blocks, item_lists=item_lists),
+        item_lists=tuple(item_lists),
         images=cfg.images,
     )

@@ -44,6 +44,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from blockdex.cjk import WORD_PATTERN
+from blockdex.items import ItemList, item_units
 from blockdex.parse import check_minimums
 from blockdex.speedups import lexbor, twin
 
@@ -112,7 +113,8 @@ class Unit(NamedTuple):
     id: int
     """Position in :attr:`blockdex.page.Page.units`."""
     kind: str
-    """``article`` or ``section``."""
+    """``article``, ``items`` (a list of records of one template: :mod:`blockdex.items`),
+    ``item`` (one record of such a list) or ``section``."""
     start: int
     end: int
     heading: int | None = None
@@ -127,7 +129,8 @@ class Unit(NamedTuple):
     """Why it is a unit: the declaring tag or attribute (``article``, ``main``, ``itemtype``,
     ``role``), ``repeated`` (one of several sibling containers of one tag and class, each with
     a large share of the page's text), ``headlines`` (one of several runs that each open with a
-    headline of one level) or ``heading`` (a section)."""
+    headline of one level), ``heading`` (a section) or ``template`` (an item list or an item:
+    siblings of one tag and class signature)."""
 
     def holds(self, index: int) -> bool:
         """Whether block ``index`` lies in this unit."""
@@ -520,14 +523,21 @@ def find_units(
 # -- from spans to the page's units ------------------------------------------------------------
 
 
+_KIND_ORDER = {"items": 0, "item": 1, "article": 2, "section": 3}
+"""Of units with the same blocks, the one listed first (the outer one): an item that is also a
+story container stays in its list."""
+
+
 def build_units(
     spans: Sequence[_Span],
     blocks: Sequence[object],
     heads: Sequence[tuple[int, int]],
     cfg: UnitConfig = DEFAULT_UNITS,
+    items: Sequence[tuple[int, int, str, int | None, int]] = (),
 ) -> tuple[Unit, ...]:
-    """Article units (deduplicated spans) and section units, sorted by start (outer first),
-    with headlines, titles and parents set."""
+    """Article units (deduplicated spans), item lists and their items (``items``:
+    :func:`blockdex.items.item_units`) and section units, sorted by start (outer first), with
+    headlines, titles and parents set."""
     first = blocks[0].index if blocks else 0  # type: ignore[attr-defined]
     seen: dict[tuple[int, int], str] = {}
     for s in spans:
@@ -539,6 +549,8 @@ def build_units(
     # sections stop at the end of a declared article only: repeated containers and headline runs
     # are layout guesses that often close right after a heading
     articles = sorted((r[0], r[1]) for r in raw if r[3] not in ("repeated", "headlines"))
+    # nor past the end of the item it sits in (a card's title heads the card, not the next one)
+    articles = sorted([*articles, *((r[0], r[1]) for r in items if r[2] == "item")])
     open_: list[tuple[int, int]] = []  # (level, position) of headings whose section is open
     ends: dict[int, int] = {}
     for pos, level in heads:
@@ -564,13 +576,21 @@ def build_units(
                 end = a_start - 1
                 break
         raw.append((at, end, "section", "heading", at, levels[at]))
-    raw.sort(key=lambda r: (r[0], -r[1], r[2] != "article"))
+    raw.extend(
+        (start, end, kind, "template", head, level) for start, end, kind, head, level in items
+    )
+    raw.sort(key=lambda r: (r[0], -r[1], _KIND_ORDER[r[2]]))
     units: list[Unit] = []
     stack: list[Unit] = []
     for start, end, kind, source, head, level in raw:
         while stack and not (stack[-1].start <= start and end <= stack[-1].end):
             stack.pop()
-        title = blocks[head].text[:300] if head is not None else ""  # type: ignore[attr-defined]
+        if head is not None:
+            title = blocks[head].text[:300]  # type: ignore[attr-defined]
+        elif kind == "item":  # an item without a heading is named by its first line
+            title = blocks[start].text[:120]  # type: ignore[attr-defined]
+        else:
+            title = ""
         unit = Unit(
             len(units),
             kind,
@@ -691,13 +711,18 @@ def find_primary(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> Primary:
 
 
 def page_units(
-    root: object | None, blocks: Sequence[Block], cfg: UnitConfig = DEFAULT_UNITS
+    root: object | None,
+    blocks: Sequence[Block],
+    cfg: UnitConfig = DEFAULT_UNITS,
+    item_lists: Sequence[ItemList] = (),
 ) -> tuple[Unit, ...]:
-    """The articles and sections of a segmented page (``root``: the live tree its blocks came
-    from), sorted by first block, outer ones first."""
+    """The articles, item lists with their items, and sections of a segmented page (``root``:
+    the live tree its blocks came from; ``item_lists``: :func:`blockdex.items.find_item_lists`
+    of its blocks), sorted by first block, outer ones first."""
     heads = heading_positions(blocks)
     spans = find_units(root, blocks, heads, cfg)
-    return build_units(spans, blocks, heads, cfg) if spans or heads else ()
+    items = item_units(item_lists, heads) if item_lists else ()
+    return build_units(spans, blocks, heads, cfg, items) if spans or heads or items else ()
 
 
 # -- stories: the titled one among the kept blocks ---------------------------------------------
