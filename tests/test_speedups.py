@@ -1533,3 +1533,73 @@ def test_compiled_readability_columns_equal_python_on_dataset_pages(
         for page in load_dataset(name, limit=40):
             fast, slow = _features_both_ways(page.html, monkeypatch)
             np.testing.assert_array_equal(fast, slow, err_msg=f"{name} {page.id}")
+
+
+items_module = importlib.import_module("blockdex.items")
+
+
+def _segment_page(html: str) -> Page:
+    from blockdex.extract import Extractor
+
+    return Extractor("all").segment(html)
+
+
+def _item_lists_both_ways(blocks: tuple[Block, ...]) -> tuple:
+    fast = items_module.find_item_lists(blocks)
+    compiled, items_module.compiled = items_module.compiled, None
+    try:
+        slow = items_module.find_item_lists(blocks)
+    finally:
+        items_module.compiled = compiled
+    return fast, slow
+
+
+@needs_compiled
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.integers(1, 9), min_size=1, max_size=5).map(tuple),
+            st.sampled_from(["div", "li", "p", "article"]),
+            st.sampled_from(["", "card", "card big", "row-1", "row-2"]),
+            st.sampled_from(["dom", "script"]),
+        ),
+        max_size=30,
+    )
+)
+def test_compiled_item_lists_equal_python_on_random_scopes(rows: list) -> None:
+    """Blocks with random nested scopes (ids small, so siblings repeat): the same lists."""
+    blocks = tuple(
+        Block(
+            index=i,
+            tag="p",
+            html="a b c d e",
+            text="a b c d e",
+            source=source,
+            scope=(0, *scope),
+            scope_attrs=("", *([cls] * len(scope))),
+            path=">".join(["body", *([tag] * len(scope))]),
+        )
+        for i, (scope, tag, cls, source) in enumerate(rows)
+    )
+    fast, slow = _item_lists_both_ways(blocks)
+    assert fast == slow
+    assert items_module.compiled.children([*blocks, object()]) is None  # not all Blocks
+
+
+@needs_compiled
+def test_compiled_item_lists_equal_python_on_the_test_pages(data_dir: Path) -> None:
+    for path in sorted(data_dir.rglob("*.html")):
+        page = _segment_page(path.read_text(encoding="utf-8", errors="replace"))
+        fast, slow = _item_lists_both_ways(page.blocks)
+        assert fast == slow, path.name
+
+
+@needs_compiled
+@pytest.mark.dataset
+def test_compiled_item_lists_equal_python_on_dataset_pages(shared_data: Path) -> None:
+    for name in ("scrapinghub-aeb", "wcxb", "trafilatura-eval"):
+        for page in load_dataset(name, limit=60):
+            blocks = _segment_page(page.html).blocks
+            fast, slow = _item_lists_both_ways(blocks)
+            assert fast == slow, f"{name} {page.id}"

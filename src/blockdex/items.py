@@ -30,14 +30,20 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import accumulate
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from blockdex.parse import check_minimums
+from blockdex.speedups import twin
 
 if TYPE_CHECKING:
     from blockdex.page import Block, Page
+
+compiled = twin(__name__)
+"""This module's compiled twin (``blockdex/_items_c.pyx``), or None: then the Python code runs."""
 
 ITEM_TAGS_EXCLUDED = frozenset(
     {
@@ -87,11 +93,19 @@ class ItemList(NamedTuple):
     """Words in the items' blocks."""
 
 
+@lru_cache(maxsize=8192)
 def class_signature(tag: str, attrs: str) -> str:
     """``tag.token.token`` from an element's tag and its class/id tokens, sorted, digits folded
     to ``#``: the template key two sibling records share."""
     tokens = sorted({_DIGITS_RE.sub("#", t) for t in attrs.split()})
     return ".".join([tag, *tokens])
+
+
+def _word_count(text: str) -> int:
+    """About the words of a block's text: its spaces plus one (a block's text is squashed to
+    single spaces; only code keeps its newlines). ``str.split`` on every block of a large page
+    cost a third of finding its lists."""
+    return text.count(" ") + 1 if text else 0
 
 
 def _scope_tag(block: Block, k: int) -> str:
@@ -106,6 +120,10 @@ def _children(blocks: Sequence[Block]) -> dict[int, dict[int, tuple[int, int, in
     """Parent element id → {child element id: (first block position, a block inside it, the
     child's position in that block's scope)}, from consecutive blocks that part below a shared
     element. Signatures are read later, for parents with enough children only."""
+    if compiled is not None:
+        found = compiled.children(blocks)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
     children: dict[int, dict[int, tuple[int, int, int]]] = {}
     prev: Block | None = None
     prev_pos = 0
@@ -139,31 +157,54 @@ def _children(blocks: Sequence[Block]) -> dict[int, dict[int, tuple[int, int, in
     return children
 
 
-def find_item_lists(blocks: Sequence[Block], cfg: ItemConfig = DEFAULT_ITEMS) -> list[ItemList]:
-    """The page's item lists, by first block (outer lists before the lists inside them)."""
+def _candidate_children(
+    blocks: Sequence[Block], cfg: ItemConfig
+) -> list[tuple[int, list[tuple[int, int, str, str]]]]:
+    """Each parent with at least ``cfg.min_items`` children that may be items, with those
+    children in order as ``(first block, last block, tag, class attribute)``."""
+    kids_of = _children(blocks)
+    if compiled is not None:
+        found = compiled.candidate_children(blocks, kids_of, ITEM_TAGS_EXCLUDED, cfg.min_items)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
     n = len(blocks)
-    words = [len(b.text.split()) for b in blocks]
-    found: list[ItemList] = []
-    for parent, kids in _children(blocks).items():
+    out = []
+    for parent, kids in kids_of.items():
         if len(kids) < cfg.min_items:
             continue
         order = sorted(kids.items(), key=lambda kv: kv[1][0])
-        by_signature: dict[str, list[tuple[int, int]]] = {}
+        kept = []
         for k, (child, (first, at, depth)) in enumerate(order):
             b = blocks[at]
-            signature = class_signature(_scope_tag(b, depth), b.scope_attrs[depth])
+            tag = _scope_tag(b, depth)
+            if tag in ITEM_TAGS_EXCLUDED:  # never an item: nothing more to read
+                continue
             if k + 1 < len(order):
                 last = order[k + 1][1][0] - 1
             else:
                 last = first
                 while last + 1 < n and child in blocks[last + 1].scope:
                     last += 1
-            by_signature.setdefault(signature, []).append((first, last))
+            kept.append((first, last, tag, b.scope_attrs[depth]))
+        if len(kept) >= cfg.min_items:
+            out.append((parent, kept))
+    return out
+
+
+def find_item_lists(blocks: Sequence[Block], cfg: ItemConfig = DEFAULT_ITEMS) -> list[ItemList]:
+    """The page's item lists, by first block (outer lists before the lists inside them)."""
+    prefix: list[int] = []  # words before each block, counted when a list first needs them
+    found: list[ItemList] = []
+    for parent, kids in _candidate_children(blocks, cfg):
+        by_signature: dict[str, list[tuple[int, int]]] = {}
+        for first, last, tag, attrs in kids:
+            by_signature.setdefault(class_signature(tag, attrs), []).append((first, last))
         for signature, items in by_signature.items():
-            tag = signature.partition(".")[0]
-            if len(items) < cfg.min_items or tag in ITEM_TAGS_EXCLUDED:
+            if len(items) < cfg.min_items:
                 continue
-            n_words = sum(sum(words[s : e + 1]) for s, e in items)
+            if not prefix:
+                prefix = [0, *accumulate(_word_count(b.text) for b in blocks)]
+            n_words = sum(prefix[e + 1] - prefix[s] for s, e in items)
             single = sum(s == e for s, e in items)
             if single * 2 > len(items) and n_words < cfg.min_line_words * len(items):
                 continue
