@@ -223,6 +223,10 @@ _HAND_MADE = [
     "<table><tr> <td>a</td> <td> b </td>\n</tr><tr><td>c</td></tr></table>"
     "<div> <b> <p>x</p> y <p>z</p></b> </div><div><a> </a><p>p</p>after <a href=#>l</a></div>"
     "<div><a href=#><img src=x.png></a><p>q</p>tail</div><li> <code> </code> </li>",
+    # breaks a block's text keeps (one a line break, several a paragraph break; none at its ends)
+    # and those it does not (headings, table rows, <pre>)
+    "<p><br>a<br>b <br> \n <br>c<br><b><br></b></p><h3>h<br>i</h3><div>x<br><br></div>"
+    "<table><tr><td>r<br>s</td></tr></table><pre>p<br>q</pre><li>\u00a0<br>li</li>",
 ]
 
 

@@ -380,7 +380,9 @@ cdef class _CWalker:
     cdef frozenset block_tags, structural_tags, cell_tags, pre_tags, row_inner_tags
     cdef frozenset nested_table_tags
     cdef dict kept_inline
-    cdef object lang_re, link_open
+    cdef object lang_re, link_open, squash_breaks
+    cdef str break_mark  # segment.BREAK_MARK
+    cdef frozenset heading_tags
     cdef tuple image_keys  # (name, its bytes) of segment.IMAGE_ATTRIBUTES
     cdef bint markup  # SegmentConfig.markup
     cdef str link_base, base
@@ -428,6 +430,9 @@ cdef class _CWalker:
         self.nested_table_tags = c.NESTED_TABLE_TAGS
         self.kept_inline = c.KEPT_INLINE
         self.lang_re = c._LANG_RE
+        self.break_mark = c.BREAK_MARK
+        self.squash_breaks = c.squash_breaks
+        self.heading_tags = c.HEADING_TAGS
 
     cdef str tag_of(self, bd_node *node):
         cdef uintptr_t key
@@ -537,7 +542,9 @@ cdef class _CWalker:
             text = text_raw.strip("\n")
             has_text = bool(text.strip())
         else:
-            text = _squash(text_raw)
+            text = (
+                self.squash_breaks(text_raw) if self.break_mark in text_raw else _squash(text_raw)
+            )
             has_text = bool(text)
         if has_text:
             if not frame.markup:
@@ -793,7 +800,14 @@ cdef class _CWalker:
             return True
         if kind == TAG_BR:
             if frame is not None:
-                frame.add("\n", "<br>")
+                # segment._keeps_breaks: flow and grid-cell frames but headings keep the break
+                frame.add(
+                    self.break_mark
+                    if (frame.mode == MODE_FLOW or frame.mode == MODE_CELL)
+                    and frame.tag not in self.heading_tags
+                    else "\n",
+                    "<br>",
+                )
             return False
         if kind == TAG_IMG:
             self.image(node)

@@ -345,11 +345,22 @@ def _link_seam(prev: tuple[Block, str, int], block: Block) -> str:
 
 
 def _paragraph(text: str) -> list[str]:
+    """A run's Markdown as lines. Two line breaks in a row (``<br><br>``) leave a blank line
+    between two paragraphs: one blank line, and no line break before it."""
     if not text:
         return []
-    if "\n" in text:
-        text = "\n".join(line.lstrip() for line in text.split("\n"))
-    return _escape_line_starts(text).split("\n")
+    if "\n" not in text:
+        return [_escape_line_starts(text)]
+    lines: list[str] = []
+    for line in _escape_line_starts("\n".join(x.lstrip() for x in text.split("\n"))).split("\n"):
+        if line.strip():
+            lines.append(line)
+        elif lines and lines[-1]:
+            lines[-1] = lines[-1].rstrip()
+            lines.append("")
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines
 
 
 def _inline_of(node: _Node, images: bool = False) -> str:

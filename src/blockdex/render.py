@@ -11,6 +11,7 @@ from blockdex.assemble import assemble_html
 from blockdex.errors import UnsupportedFormat
 from blockdex.markdown import blocks_markdown
 from blockdex.page import Page, Selection
+from blockdex.segment import LINE_BREAK, PARAGRAPH_BREAK
 from blockdex.units import heading_positions
 
 FORMATS = ("markdown", "text", "html", "json")
@@ -97,19 +98,28 @@ def selection_markdown(page: Page, selection: Selection) -> str:
 
 
 def selection_text(page: Page, selection: Selection) -> str:
-    """Plain text of the selected blocks: one element per line, split parts re-joined."""
+    """Plain text of the selected blocks: one element per line, split parts re-joined, and a
+    line of its own after each break (``<br>``) a block's text holds: a paragraph too is a line."""
     wanted = set(selection.indices)
     lines: list[list[str]] = []  # pieces per line, joined once (a long split block is linear)
     prev_split: int | None = None
+    prev_break = False  # the previous part ended at a break (segment._split_text keeps it)
     for block in page.blocks:
         if block.index not in wanted:
             continue
+        text = block.text
+        at_break = False
+        if block.tag != "pre" and LINE_BREAK in text:
+            text = text.replace(PARAGRAPH_BREAK, LINE_BREAK)
+            at_break = text.endswith(LINE_BREAK)
+            text = text.rstrip(LINE_BREAK) if at_break else text
         if block.split is not None and prev_split == block.split[0] and lines:
-            lines[-1].append("\n" if block.tag == "pre" else " ")
-            lines[-1].append(block.text)
+            lines[-1].append("\n" if block.tag == "pre" or prev_break else " ")
+            lines[-1].append(text)
         else:
-            lines.append([block.text])
+            lines.append([text])
         prev_split = block.split[0] if block.split is not None else None
+        prev_break = at_break
     return "\n".join("".join(pieces) for pieces in lines) + ("\n" if lines else "")
 
 

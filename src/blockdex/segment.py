@@ -350,6 +350,14 @@ _SPACE_RE = re.compile(" ")
 _NEWLINE_RE = re.compile("\n")
 _TOKEN_RE = re.compile(WORD_PATTERN + "|[^\\w\\s]")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?。！？;])\s+|(?<=[。！？])")
+BREAK_MARK = "\x00"
+"""What a ``<br>`` adds to a run's text while it is walked: a character no text node holds (the
+parser drops or replaces NUL), so that squashing the run's whitespace keeps the breaks apart."""
+LINE_BREAK = "\n"
+"""A block's text holds this where one ``<br>`` broke the line."""
+PARAGRAPH_BREAK = "\n\n"
+"""…and this where two or more ``<br>`` (with only whitespace between) started a paragraph."""
+_BREAK_RUN_RE = re.compile("\n+")
 
 
 def count_tokens(text: str) -> int:
@@ -394,6 +402,29 @@ def _squash_ws(s: str) -> str:
             out.append(squashed)
         start = m.end() if m else n
     return " ".join(out)
+
+
+def squash_breaks(text: str) -> str:
+    """A run's text squashed as :func:`_squash_ws` squashes it, but for its breaks
+    (:data:`BREAK_MARK`): one between two pieces of text is a :data:`LINE_BREAK`, two or more a
+    :data:`PARAGRAPH_BREAK`; breaks at either end are dropped. Both walks call this."""
+    out: list[str] = []
+    last = -1
+    for i, piece in enumerate(text.split(BREAK_MARK)):
+        squashed = _squash_ws(piece)
+        if not squashed:
+            continue
+        if last >= 0:
+            out.append(LINE_BREAK if i - last == 1 else PARAGRAPH_BREAK)
+        out.append(squashed)
+        last = i
+    return "".join(out)
+
+
+def text_content(text: str) -> str:
+    """Block content (HTML) for plain text: ``& < >`` escaped, its breaks as ``<br>``."""
+    content = _escape(text)
+    return content.replace(LINE_BREAK, "<br>") if LINE_BREAK in content else content
 
 
 def _cut(text: str, max_chars: int) -> list[str]:
@@ -554,6 +585,17 @@ def _escape(s: str) -> str:
 _EXIT_NONE, _EXIT_FRAME, _EXIT_CELL, _EXIT_TABLE, _EXIT_KEPT, _EXIT_LINK, _EXIT_HREF = range(7)
 _PRE_TAGS = frozenset({"pre", "xmp", "listing", "plaintext"})
 _GRID_MODES = ("grid", "cell")  # frames that stay in their children's chains
+_BREAKING_MODES = ("flow", "cell")
+"""Frames whose text keeps its ``<br>`` breaks (:func:`squash_breaks`). A table row's text is
+one line (its cells apart by `` | ``) and ``<pre>`` keeps every newline as it is."""
+
+
+def _keeps_breaks(mode: str, tag: str) -> bool:
+    """Whether a ``<br>`` in a frame of ``mode`` and ``tag`` is a break its text keeps: in
+    :data:`_BREAKING_MODES`, except in a heading, which names its section on one line."""
+    return mode in _BREAKING_MODES and tag not in HEADING_TAGS
+
+
 _LANG_RE = re.compile(
     r"(?:^|\s)(?:language|lang|highlight-source|brush:)-?\s*([A-Za-z0-9_+#.-]{1,20})"
 )
@@ -605,7 +647,7 @@ class _Walker:
             text = text_raw.strip("\n")
             has_text = bool(text.strip())
         else:
-            text = _squash_ws(text_raw)
+            text = squash_breaks(text_raw) if BREAK_MARK in text_raw else _squash_ws(text_raw)
             has_text = bool(text)
         if has_text:
             html = ""
@@ -772,7 +814,7 @@ class _Walker:
             return True
         if tag == "br":
             if frame is not None:
-                frame.text.append("\n")
+                frame.text.append(BREAK_MARK if _keeps_breaks(frame.mode, frame.tag) else "\n")
                 frame.html.append("<br>")
             return False
         if tag == "img":
@@ -909,29 +951,65 @@ def _pack(
 def _split_text(text: str, max_tokens: int, max_chars: int) -> Iterator[str]:
     """Split text into parts of at most ``max_tokens`` tokens: by sentence, then by word.
 
-    A word longer than ``max_chars`` is cut into pieces of that length first, so no part grows
-    past ``max_chars`` however the text looks. Parts are produced lazily.
+    A break (:data:`LINE_BREAK`, :data:`PARAGRAPH_BREAK`) ends a sentence too, and stays in the
+    text: inside a part where it was, and at the end of a part that ends at it (so the writers
+    can tell a paragraph cut in two from two paragraphs). A word longer than ``max_chars`` is cut
+    into pieces of that length first, so no part grows past ``max_chars`` (but for a break at its
+    end) however the text looks. Parts are produced lazily.
     """
-    units = ((s.strip(), n) for s, n in _text_units(text, max_tokens, max_chars))
-    for part, _ in _pack(units, max_tokens, max_chars, " "):
-        yield part
+    buf: list[str] = []
+    n = chars = 0  # the part's tokens and characters so far
+    for unit, k, joint in _text_units(text, max_tokens, max_chars):
+        if buf and (n + k > max_tokens or chars + len(joint) + len(unit) > max_chars):
+            if joint != " ":
+                buf.append(joint)  # the part ends at a break: it keeps it
+            yield "".join(buf)
+            buf, n, chars = [], 0, 0
+        elif buf:
+            buf.append(joint)
+            chars += len(joint)
+        buf.append(unit)
+        n += k
+        chars += len(unit)
+    if buf:
+        yield "".join(buf)
 
 
-def _text_units(text: str, max_tokens: int, max_chars: int) -> Iterator[tuple[str, int]]:
-    """Sentences within the budget, else runs of words within it, with their token counts."""
-    for s in _pieces(text, _SENTENCE_END_RE):
-        if not s or not s.strip():
-            continue
-        n = _count_tokens_upto(s, max_tokens)
-        if n <= max_tokens and len(s) <= max_chars:
-            yield s, n
-            continue
-        words = (
-            (w, _count_tokens_upto(w, max_tokens))
-            for word in _pieces(s, _SPACE_RE)
-            for w in (_cut(word, max_chars) if len(word) > max_chars else (word,))
-        )
-        yield from _pack(words, max_tokens, max_chars, " ")
+def _text_units(text: str, max_tokens: int, max_chars: int) -> Iterator[tuple[str, int, str]]:
+    """Sentences within the budget, else runs of words within it, stripped, with their token
+    counts and what joins each to the one before: a break where the text has one, else a space.
+    """
+    lines = _pieces_with_ends(text, _BREAK_RUN_RE) if LINE_BREAK in text else ((text, ""),)
+    joint = " "
+    for line, end in lines:
+        for s in _pieces(line, _SENTENCE_END_RE):
+            if not s or not s.strip():
+                continue
+            n = _count_tokens_upto(s, max_tokens)
+            if n <= max_tokens and len(s) <= max_chars:
+                yield s.strip(), n, joint
+                joint = " "
+                continue
+            words = (
+                (w, _count_tokens_upto(w, max_tokens))
+                for word in _pieces(s, _SPACE_RE)
+                for w in (_cut(word, max_chars) if len(word) > max_chars else (word,))
+            )
+            for run, k in _pack(words, max_tokens, max_chars, " "):
+                if run.strip():
+                    yield run.strip(), k, joint
+                    joint = " "
+        if end:
+            joint = end
+
+
+def _pieces_with_ends(text: str, sep_re: re.Pattern[str]) -> Iterator[tuple[str, str]]:
+    """:func:`_pieces`, each with the separator after it ('' after the last), lazily."""
+    start = 0
+    for m in sep_re.finditer(text):
+        yield text[start : m.start()], m.group()
+        start = m.end()
+    yield text[start:], ""
 
 
 def _split_pre(text: str, max_tokens: int, max_chars: int) -> Iterator[str]:
@@ -1012,10 +1090,10 @@ def _split_links(html: str, text: str, parts: list[str]) -> list[str] | None:
         pieces = []
         at = 0
         for offset, marker in cuts:
-            pieces.append(_escape(part[at:offset]))
+            pieces.append(text_content(part[at:offset]))
             pieces.append(marker)
             at = offset
-        pieces.append(_escape(part[at:]))
+        pieces.append(text_content(part[at:]))
         out.append("".join(pieces))
         g = end
     return out
@@ -1076,7 +1154,7 @@ def _number_blocks(
                             html=(
                                 linked[k - 1]
                                 if linked is not None
-                                else html_lib.escape(part, quote=False)
+                                else (_escape(part) if rb.tag == "pre" else text_content(part))
                                 if cfg.markup
                                 else ""
                             ),

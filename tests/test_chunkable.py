@@ -1,0 +1,90 @@
+"""Markdown a RAG pipeline can chunk (issue 43): each rule on a small hand-made page, through
+both walks (the compiled twins and ``BLOCKDEX_PURE_PYTHON``'s Python code) and in every output
+format it touches."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from blockdex.extract import ExtractConfig, Extractor
+from blockdex.segment import SegmentConfig
+
+WALKS = ("compiled", "python")
+TWIN_MODULES = ("blockdex.segment", "blockdex.clean")
+
+
+@pytest.fixture(params=WALKS)
+def walk(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test runs twice: with the compiled twins (when built) and with the Python code."""
+    if request.param == "python":
+        for name in TWIN_MODULES:
+            monkeypatch.setattr(sys.modules[name], "compiled", None)
+    return request.param
+
+
+def outputs(html: str, extractor: Extractor | None = None, **run: object) -> dict[str, str]:
+    """The page in every format, every block kept unless ``extractor`` says otherwise."""
+    result = (extractor or Extractor("all")).run(html, **run)  # type: ignore[arg-type]
+    return {fmt: result.render(fmt) for fmt in ("markdown", "text", "html", "json")}
+
+
+def small_blocks(tokens: int = 30) -> Extractor:
+    """An extractor whose blocks are split past ``tokens`` tokens (200 by default)."""
+    return Extractor("all", config=ExtractConfig(segment=SegmentConfig(max_block_tokens=tokens)))
+
+
+# -- 1. breaks survive splitting -----------------------------------------------------------------
+
+_PARAGRAPHS = [
+    " ".join(f"Sentence {s} of paragraph {p} says a few words." for s in range(4)) for p in range(3)
+]
+BR_ARTICLE = (
+    "<html><head><title>Breaks</title></head><body><article><p>"
+    + "<br /><br />".join(_PARAGRAPHS)
+    + "<br>A line after a single break.</p></article></body></html>"
+)
+
+
+def test_breaks_survive_a_long_paragraph_split_by_sentence(walk: str) -> None:
+    out = outputs(BR_ARTICLE, small_blocks())
+    md = out["markdown"]
+    # each <br><br> is a paragraph break, the single <br> a line break, wherever the split fell
+    assert md == (
+        f"# Breaks\n\n{_PARAGRAPHS[0]}\n\n{_PARAGRAPHS[1]}\n\n{_PARAGRAPHS[2]}  \n"
+        "A line after a single break.\n"
+    )
+    assert out["text"] == "\n".join([*_PARAGRAPHS, "A line after a single break."]) + "\n"
+    html = out["html"]
+    assert html.count("<br><br>") == 2 and "<br> A line after" in html
+    record = json.loads(out["json"])
+    assert len(record["blocks"]) > 3  # it was split
+    texts = "".join(b["text"] for b in record["blocks"])
+    assert texts.count("\n\n") == 2
+    assert record["markdown"] == md
+
+
+def test_a_paragraph_break_is_a_sentence_boundary(walk: str) -> None:
+    # no full stop before the break: the split still falls there, not mid-sentence
+    html = "<p>" + "word " * 20 + "no stop here<br><br>" + "Next paragraph starts. " * 2 + "</p>"
+    record = json.loads(outputs(html, small_blocks(25))["json"])
+    first = record["blocks"][0]["text"]
+    assert first.endswith("no stop here\n\n")
+
+
+def test_unsplit_blocks_keep_their_breaks_in_every_format(walk: str) -> None:
+    html = "<div><p>Name: Ada<br>Born: 1815<br><br><br>Notes follow.</p></div>"
+    out = outputs(html)
+    assert out["markdown"] == "Name: Ada  \nBorn: 1815\n\nNotes follow.\n"
+    assert out["text"] == "Name: Ada\nBorn: 1815\nNotes follow.\n"
+    assert "Name: Ada<br>Born: 1815<br><br><br>Notes follow." in out["html"]
+    assert json.loads(out["json"])["blocks"][0]["text"] == "Name: Ada\nBorn: 1815\n\nNotes follow."
+
+
+def test_headings_and_table_rows_stay_on_one_line(walk: str) -> None:
+    html = "<h2>Title<br>subtitle</h2><table><tr><td>a<br>b</td><td>c</td></tr></table>"
+    out = outputs(html)
+    assert out["text"] == "Title subtitle\na b | c\n"
+    assert out["markdown"].startswith("## Title subtitle\n")
