@@ -88,3 +88,40 @@ def test_headings_and_table_rows_stay_on_one_line(walk: str) -> None:
     out = outputs(html)
     assert out["text"] == "Title subtitle\na b | c\n"
     assert out["markdown"].startswith("## Title subtitle\n")
+
+
+# -- 3. code fences with their language ----------------------------------------------------------
+
+CODE_PAGE = (
+    '<div class="highlight-python notranslate"><div class="highlight"><pre><span></span>'
+    '<span class="kn">import</span> flask</pre></div></div>'
+    '<pre class="brush: js; gutter: false">var x = 1;</pre>'
+    '<pre data-lang="ruby">puts 1</pre>'
+    '<pre><code class="lang-go">fmt.Println()</code></pre>'
+    '<pre><code class="language-Rust">fn main() {}</code></pre>'
+    '<div class="highlight-default"><pre>no_language()</pre></div>'
+)
+
+
+def test_code_fences_carry_the_language_the_page_declares(walk: str) -> None:
+    out = outputs(CODE_PAGE)
+    fences = [line for line in out["markdown"].splitlines() if line.startswith("```")]
+    assert fences == [
+        "```python", "```", "```js", "```", "```ruby", "```", "```go", "```", "```rust", "```",
+        "```", "```",
+    ]  # fmt: skip
+    html = out["html"]
+    for lang in ("python", "js", "ruby", "go", "rust"):
+        assert f'<code class="language-{lang}">' in html
+    assert "<pre><code>no_language()</code></pre>" in html
+    assert out["text"].splitlines()[0] == "import flask"  # text carries no fences
+    assert json.loads(out["json"])["markdown"] == out["markdown"]
+
+
+def test_a_long_code_block_keeps_its_language_in_every_part(walk: str) -> None:
+    code = "\n".join(f"value_{k} = compute({k}, {k + 1})" for k in range(30))
+    html = f'<div class="highlight-python"><div class="highlight"><pre>{code}</pre></div></div>'
+    out = outputs(html, small_blocks())
+    assert len(json.loads(out["json"])["blocks"]) > 1  # split into parts
+    assert out["markdown"] == f"```python\n{code}\n```\n"
+    assert out["html"].count('<code class="language-python">') == 1

@@ -227,6 +227,10 @@ _HAND_MADE = [
     # and those it does not (headings, table rows, <pre>)
     "<p><br>a<br>b <br> \n <br>c<br><b><br></b></p><h3>h<br>i</h3><div>x<br><br></div>"
     "<table><tr><td>r<br>s</td></tr></table><pre>p<br>q</pre><li>\u00a0<br>li</li>",
+    # code languages: the pre's, its code's, its wrappers' (two levels up), data-lang, none
+    "<div class='highlight-python'><div class=highlight><pre>a</pre></div></div>"
+    "<pre class='brush: js'>b<div>c</div></pre><pre data-lang=Ruby><code class=lang-go>d</code></pre>"
+    "<div class=highlight-default><div><div><pre class=language->e</pre></div></div></div>",
 ]
 
 

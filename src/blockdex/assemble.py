@@ -11,7 +11,6 @@ order. Elements that carry no structure (``div``, ``section``, ``span``…) beco
 from __future__ import annotations
 
 import html as html_lib
-import re
 from collections.abc import Iterator
 from operator import itemgetter
 from typing import NamedTuple
@@ -29,7 +28,15 @@ _TAG_OF = itemgetter(0)
 _CELLS = frozenset({"td", "th"})
 
 
-_CODE_CLASS_RE = re.compile(r'<code class="language-[^"<>]*">')
+def code_language(block: Block) -> str:
+    """The language of a code block's content (:func:`blockdex.segment.code_language`), or ''."""
+    for name, value in block.attributes:
+        if name == "language":
+            return value
+    return ""
+
+
+_CODE_CLOSE = "</code>"
 
 
 def _open_tag(tag: str) -> str:
@@ -50,8 +57,8 @@ def _block_content(block: Block) -> str:
         return f'<img src="{src}" alt="{alt}">'
     if block.tag == "pre":
         # plain text in one <code>, keeping the language the page declared for the fence
-        m = _CODE_CLASS_RE.match(block.html)
-        open_code = m.group(0) if m else "<code>"
+        lang = code_language(block)
+        open_code = f'<code class="language-{lang}">' if lang else "<code>"
         return f"{open_code}{html_lib.escape(block.text, quote=False)}</code>"
     return block.html
 
@@ -189,13 +196,24 @@ def assemble_body(page: Page, selection: Selection) -> str:
     for step in layout(page, selection):
         while len(open_tags) > step.stay:
             out.append(f"</{open_tags.pop()}>")
+        if step.joint == "newline" and out and out[-1] == _CODE_CLOSE:
+            # the next part of a code block: in the <code> the first part opened
+            out[-1] = "\n"
+            out.append(html_lib.escape(step.block.text, quote=False))
+            out.append(_CODE_CLOSE)
+            continue
         out.append(_JOINTS[step.joint])
         for tag, nid in step.opened:
             if step.block.tag == "img" and nid == step.opened[-1][1]:
                 out.append(" ")
             out.append(_open_tag(tag))
             open_tags.append(tag)
-        out.append(_block_content(step.block))
+        content = _block_content(step.block)
+        if step.block.tag == "pre":
+            out.append(content[: -len(_CODE_CLOSE)])
+            out.append(_CODE_CLOSE)
+        else:
+            out.append(content)
     while open_tags:
         out.append(f"</{open_tags.pop()}>")
     return "".join(out)

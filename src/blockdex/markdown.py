@@ -20,7 +20,7 @@ import html as html_lib
 import re
 from typing import NamedTuple
 
-from blockdex.assemble import _CODE_CLASS_RE, layout
+from blockdex.assemble import code_language, layout
 from blockdex.page import Block, Page, Selection
 
 _INLINE_RE = re.compile(r"<(/?)(b|i|u|code|br|td|th|a)((?: [^<>]*)?)>")
@@ -434,8 +434,7 @@ def _code_block(node: _Node) -> list[list[str]]:
     runs = _runs_under(node)
     if not runs:
         return []
-    m = _CODE_CLASS_RE.match(runs[0][0][1].html)
-    lang = m.group(0)[len('<code class="language-') : -2] if m else ""
+    lang = code_language(runs[0][0][1])
     code = "\n".join(
         "".join(_JOINTS.get(joint, "\n") + block.text for joint, block in run) for run in runs
     ).strip("\n")

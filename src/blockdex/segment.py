@@ -72,6 +72,9 @@ class SegmentConfig:
     """Image captions are cut to this length."""
     max_figure_levels: int = 4
     """How far up from an image to look for the ``<figure>`` whose figcaption captions it."""
+    max_language_levels: int = 2
+    """How far up from a ``<pre>`` to look for the language of its code: Sphinx writes
+    ``<div class="highlight-python"><div class="highlight"><pre>``."""
     min_chars_per_token: float = 2.5
     """Texts shorter than this many chars per budget token are not counted (speed)."""
     links: bool = False
@@ -105,6 +108,7 @@ _SEGMENT_MINIMUMS = {
             "max_blocks",
             "max_caption_chars",
             "max_figure_levels",
+            "max_language_levels",
             "min_chars_per_token",
         ),
         0,
@@ -460,6 +464,7 @@ class _Frame:
         "chain",
         "html",
         "inline_stack",
+        "language",
         "link_chars",
         "mode",
         "n_links",
@@ -494,6 +499,8 @@ class _Frame:
         self.html: list[str] = []
         self.text: list[str] = []
         self.inline_stack: list[str] = []
+        self.language = ""
+        """The language of the code a ``<pre>`` frame holds (:func:`_pre_language`)."""
         self.link_chars = 0
         self.n_links = 0
 
@@ -596,15 +603,51 @@ def _keeps_breaks(mode: str, tag: str) -> bool:
     return mode in _BREAKING_MODES and tag not in HEADING_TAGS
 
 
-_LANG_RE = re.compile(
-    r"(?:^|\s)(?:language|lang|highlight-source|brush:)-?\s*([A-Za-z0-9_+#.-]{1,20})"
+CODE_LANGUAGE_ATTRIBUTES = ("data-lang", "data-language")
+"""Attributes in which a code block, or an element around it, names its language."""
+_LANG_CLASS_RE = re.compile(
+    r"(?:^|\s)(?:(?:language|lang|highlight(?:-source)?)-|brush:\s*)([A-Za-z0-9_+#.-]{1,20})"
 )
+"""A class naming a code block's language: ``language-python``, ``lang-js`` (Prettify),
+``highlight-python`` (Sphinx's wrapper), ``highlight-source-python`` (GitHub), ``brush: js``
+(SyntaxHighlighter)."""
+_LANG_NAME_RE = re.compile(r"[a-z0-9_+#.-]{1,20}")
+NOT_LANGUAGES = frozenset({"default", "none", "nohighlight", "no-highlight", "auto", "undefined"})
+"""Class values in a language's place that name none (Sphinx's ``highlight-default``)."""
 
 
-def _code_language(node: LexborNode) -> str:
-    """The language a code block declares in its class (``language-python``), or ''."""
-    m = _LANG_RE.search(node.attributes.get("class") or "")
-    return m.group(1).lower() if m else ""
+def code_language(classes: str | None, declared: str | None) -> str:
+    """The language an element declares for the code in it, lower-cased: from its class
+    (:data:`_LANG_CLASS_RE`), else from ``declared`` (its ``data-lang``); '' when it names none
+    (:data:`NOT_LANGUAGES`). Both walks call this."""
+    found = [m.group(1) for m in _LANG_CLASS_RE.finditer(classes)] if classes else []
+    for lang in (*found, (declared or "").strip()):
+        lang = lang.lower()
+        if lang not in NOT_LANGUAGES and _LANG_NAME_RE.fullmatch(lang):
+            return lang
+    return ""
+
+
+def _element_language(node: LexborNode) -> str:
+    """:func:`code_language` of an element's class and ``data-lang``/``data-language``."""
+    a = node.attrs
+    return code_language(
+        a.get("class"), next((v for k in CODE_LANGUAGE_ATTRIBUTES if (v := a.get(k))), None)
+    )
+
+
+def _pre_language(node: LexborNode, levels: int) -> str:
+    """The language of a ``<pre>``: its own, else that of the nearest of ``levels`` elements
+    around it that declares one (:attr:`SegmentConfig.max_language_levels`)."""
+    up: LexborNode | None = node
+    for _ in range(levels + 1):
+        if up is None or not up.tag or up.tag[0] in "-_!#":  # the document: no element
+            break
+        lang = _element_language(up)
+        if lang:
+            return lang
+        up = up.parent
+    return ""
 
 
 class _Walker:
@@ -669,6 +712,7 @@ class _Walker:
                     depth=self.depth,
                     link_chars=frame.link_chars,
                     n_links=frame.n_links,
+                    attributes=(("language", frame.language),) if frame.language else (),
                     source=self.source,
                     scope=frame.scope,
                     scope_attrs=frame.scope_attrs(self.cfg.max_path_levels),
@@ -764,7 +808,14 @@ class _Walker:
             scope = (node_id,)
         if (mode == "row" or mode == "grid" or tag == "caption") and self.table_ids:
             chain = (*chain, ("table", self.table_ids[-1]))
-        self.frames.append(_Frame(tag, (*chain, (tag, node_id)), mode, path, node, parent, scope))
+        frame = _Frame(tag, (*chain, (tag, node_id)), mode, path, node, parent, scope)
+        if mode == "pre":
+            frame.language = (
+                parent.language
+                if parent is not None and parent.mode == "pre"
+                else _pre_language(node, self.cfg.max_language_levels)
+            )
+        self.frames.append(frame)
 
     # -- walking -------------------------------------------------------------------------------
     def enter(self, node: LexborNode) -> bool:
@@ -825,8 +876,9 @@ class _Walker:
             return True
         kept = KEPT_INLINE.get(tag)
         if kept is not None:
-            lang = _code_language(node) if kept == "code" and frame.mode == "pre" else ""
-            frame.html.append(f'<code class="language-{lang}">' if lang else f"<{kept}>")
+            if kept == "code" and frame.mode == "pre":
+                frame.language = _element_language(node) or frame.language
+            frame.html.append(f"<{kept}>")
             frame.inline_stack.append(kept)
             self.exits.append((_EXIT_KEPT, kept))
             return True
