@@ -125,3 +125,76 @@ def test_a_long_code_block_keeps_its_language_in_every_part(walk: str) -> None:
     assert len(json.loads(out["json"])["blocks"]) > 1  # split into parts
     assert out["markdown"] == f"```python\n{code}\n```\n"
     assert out["html"].count('<code class="language-python">') == 1
+
+
+# -- 2. headings without permalink anchors -------------------------------------------------------
+
+ANCHOR_PAGE = (
+    "<html><head><title>Docs</title></head><body><article>"
+    '<section id="a-minimal-application"><h2>A Minimal Application'
+    '<a class="headerlink" href="#a-minimal-application" title="Link to this heading">¶</a></h2>'
+    "<p>Text one.</p></section>"
+    '<h2 id="routing">Routing <a href="#routing">#</a></h2><p>Text two.</p>'
+    '<h3 id="x">Variables<a class="hash-link" href="#x" aria-label="Direct link">\u200b</a></h3>'
+    '<h3 id="s">Sessions <a href="#s">Permalink</a></h3>'
+    '<h3 id="k">Keep <a href="#k">the words</a></h3>'  # words, not a permalink
+    '<h3>Footnote <a href="#fn1">*</a></h3>'  # a glyph, but to another element
+    '<dl><dt id="f">flask.run()<a class="headerlink" href="#f">¶</a></dt><dd>Runs.</dd></dl>'
+    "</article></body></html>"
+)
+
+
+def test_permalink_anchors_leave_headings_bare(walk: str) -> None:
+    out = outputs(ANCHOR_PAGE)
+    md = out["markdown"]
+    for heading in (
+        "## A Minimal Application",
+        "## Routing",
+        "### Variables",
+        "### Sessions",
+        "### Keep the words",
+        "### Footnote *",
+    ):
+        assert heading in md.splitlines(), heading
+    assert "¶" not in md and "¶" not in out["text"] and "¶" not in out["html"]
+    assert "flask.run()\n" in out["text"] and "Permalink" not in out["text"]
+    assert "<h2>A Minimal Application</h2>" in out["html"]
+    record = json.loads(out["json"])
+    titles = [u["title"] for u in record["units"] if u["kind"] == "section"]
+    assert "A Minimal Application" in titles and "Routing" in titles
+
+
+# -- 4. no hover cards -----------------------------------------------------------------------------
+
+CARD_PAGE = (
+    "<html><head><title>Cards</title></head><body><article><p>South Dakota Gov. "
+    '<span class="rollover-people"><a class="rollover-people-link" href="/people/kristi-noem">'
+    'Kristi Noem</a><span class="rollover-people-block"><span class="rollover-block"><span>'
+    '<img src="/n.jpg" width="100" height="100" alt="">'
+    '<a class="name" href="/people/kristi-noem">Kristi Lynn Noem</a>'
+    '<a class="people-articles" href="/news/1">South Dakota governor doubles down</a> '
+    '<a class="more" href="/people/kristi-noem">MORE<span></span></a></span></span></span></span>'
+    " (R) is defending the campaign.</p>"
+    '<p>A <span class="tooltip">term<span class="tooltiptext">What the term means.</span></span>'
+    ' and <a class="glossary-tooltip" title="A tip" href="/t">containers</a>,'
+    ' <span class="c-hovercard">Card text on hover</span> and'
+    ' <span class="popover"><span class="popover-content">Popover body</span></span> end.</p>'
+    '<p>Served by <span class="tooltip" data-tooltip="we are in Europe">(GMT +1)</span>'
+    ' for <span class="servings-adjustable-tooltip">12</span> people.</p>'
+    '<div class="ss-tooltip"><button class="ss-tooltip-label">Ada Lovelace</button></div>'
+    "</article></body></html>"
+)
+
+
+def test_hover_cards_go_and_the_names_stay(walk: str) -> None:
+    out = outputs(CARD_PAGE)
+    text = out["text"]
+    assert text == (
+        "South Dakota Gov. Kristi Noem (R) is defending the campaign.\n"
+        "A term and containers, and end.\n"
+        "Served by (GMT +1) for 12 people.\n"
+        "Ada Lovelace\n"
+    )
+    assert out["markdown"] == "# Cards\n\n" + text.replace("\n", "\n\n").rstrip("\n") + "\n"
+    for gone in ("Kristi Lynn Noem", "MORE", "What the term", "Card text", "Popover body"):
+        assert gone not in out["html"] and gone not in out["json"]

@@ -5,6 +5,8 @@
 * :func:`script_elements`, :func:`deep_text` — the scripts the rescue of framework state reads,
   and an element's text.
 * :func:`long_string_literals` — the JSON string literals of a script longer than a minimum.
+* :func:`interface_candidates` — the elements ``clean.drop_interface`` may drop (hover cards,
+  permalink anchors), as :class:`UiNode`\ s, read like selectolax's nodes by its rules.
 
 Each gives what its pure-Python twin gives (tests/test_speedups.py compares them); blockdex uses
 the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` forces it.
@@ -14,9 +16,9 @@ cimport cython
 from libc.stdint cimport uintptr_t
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_KIND, PyUnicode_READ
 from blockdex._lexbor_c cimport (
-    NODE_ELEMENT, _TagKinds, _all_needles, _ascii_ieq, _attr, _attr_first, _attr_next,
-    _attr_qname, _attr_value, _deep_text, _following, _needle_mask, _node_remove, _text_nodes,
-    bd_chardata, bd_node, memmem,
+    NODE_ELEMENT, NODE_TEXT, _TagKinds, _all_needles, _ascii_ieq, _attr, _attr_first, _attr_next,
+    _attr_qname, _attr_value, _decode, _deep_text, _find_attr, _following, _needle_mask,
+    _node_remove, _tag, _text, _text_nodes, bd_chardata, bd_node, memmem,
 )
 
 def long_string_literals(str code, Py_ssize_t min_chars):
@@ -175,3 +177,193 @@ def deep_text(uintptr_t node_id):
     """What ``LexborNode.text(deep=True)`` gives for the element at ``node_id`` (a ``mem_id``):
     its descendant text nodes' text, concatenated."""
     return _deep_text(<bd_node *> node_id)
+
+
+# -- hover cards and permalink anchors (clean.drop_interface) ------------------------------------
+
+
+@cython.final
+cdef class UiNode:
+    """A lexbor node read as ``clean.drop_interface``'s rules read selectolax's ``LexborNode``:
+    the same names (``tag``, ``attributes``, ``parent``, ``prev``, ``text``, ``text_content``,
+    ``traverse``, ``mem_id``) giving the same values, so one set of rules serves both paths."""
+
+    cdef bd_node *node
+
+    @property
+    def mem_id(self):
+        return <uintptr_t> self.node
+
+    @property
+    def tag(self):
+        return _tag(self.node)
+
+    @property
+    def attributes(self):
+        """Every attribute, name → value (None for one without a value), as selectolax's."""
+        cdef size_t n = 0, m = 0
+        cdef const unsigned char *name
+        cdef const unsigned char *value
+        cdef void *attr
+        out = {}
+        if self.node.type != NODE_ELEMENT:
+            return out
+        attr = _attr_first(<void *> self.node)
+        while attr != NULL:
+            name = _attr_qname(attr, &n)
+            if name != NULL:
+                key = _decode(name, n)
+                if key not in out:
+                    value = _attr_value(attr, &m)
+                    out[key] = _decode(value, m) if value != NULL else None
+            attr = _attr_next(attr)
+        return out
+
+    @property
+    def parent(self):
+        return _ui_node(self.node.parent)
+
+    @property
+    def prev(self):
+        return _ui_node(self.node.prev)
+
+    @property
+    def text_content(self):
+        return _text(self.node)
+
+    def text(self, deep=True):
+        """The text of the nodes below, concatenated (``LexborNode.text(deep=True)``)."""
+        return _deep_text(self.node)
+
+    def traverse(self, include_text=False):
+        """This element and every element below it, in document order."""
+        cdef bd_node *n = self.node
+        cdef bd_node *top = self.node
+        out = []
+        while n != NULL:
+            if n.type == NODE_ELEMENT or (include_text and n.type == NODE_TEXT):
+                out.append(_ui_node(n))
+            n = _following(n, top)
+        return out
+
+    def decompose(self):
+        """Detach the node from the tree, what lies inside with it (as ``noise_drop`` does)."""
+        _node_remove(<void *> self.node)
+
+
+cdef object _ui_node(bd_node *node):
+    """A :class:`UiNode` for ``node``; None for no node or the document."""
+    cdef UiNode out
+    if node == NULL or node.parent == NULL:
+        return None
+    out = UiNode.__new__(UiNode)
+    out.node = node
+    return out
+
+
+cdef bint _ascii_icontains(const unsigned char *hay, size_t n, bytes needle) noexcept:
+    """Whether the lower-case ASCII ``needle`` occurs in ``hay``, ASCII case ignored."""
+    cdef const unsigned char *ned = needle
+    cdef size_t k = len(needle), i, j
+    cdef unsigned char c
+    if k == 0 or k > n:
+        return k == 0
+    for i in range(n - k + 1):
+        for j in range(k):
+            c = hay[i + j]
+            if 65 <= c <= 90:
+                c += 32
+            if c != ned[j]:
+                break
+        else:
+            return True
+    return False
+
+
+cdef bint _attr_holds(bd_node *node, bytes name, tuple needles) noexcept:
+    """Whether the element's attribute ``name`` holds one of ``needles`` (ASCII case ignored)."""
+    cdef size_t n = 0
+    cdef const unsigned char *value
+    cdef void *attr = _find_attr(node, name)
+    cdef bytes needle
+    if attr == NULL:
+        return False
+    value = _attr_value(attr, &n)
+    if value == NULL:
+        return False
+    for needle in needles:
+        if _ascii_icontains(value, n, needle):
+            return True
+    return False
+
+
+cdef Py_ssize_t _short_text_chars(bd_node *top, Py_ssize_t most) noexcept:
+    """The characters of the text below ``top`` (UTF-8 lead bytes), or ``most + 1`` as soon
+    as they are more than ``most``."""
+    cdef bd_node *n = _following(top, top)
+    cdef bd_chardata *ch
+    cdef Py_ssize_t count = 0
+    cdef size_t i
+    while n != NULL:
+        if n.type == NODE_TEXT:
+            ch = <bd_chardata *> n
+            if ch.data.data != NULL:
+                for i in range(ch.data.length):
+                    if (ch.data.data[i] & 0xC0) != 0x80:
+                        count += 1
+                if count > most:
+                    return most + 1
+        n = _following(n, top)
+    return count
+
+
+cdef bint _text_holds(bd_node *top, bytes needle) except -1:
+    """Whether the text below ``top`` (its text nodes' text, joined) holds the lower-case ASCII
+    ``needle``, case ignored; read in place when it is one text node."""
+    cdef size_t total
+    cdef bd_chardata *only
+    cdef Py_ssize_t parts = _text_nodes(top, &total, &only)
+    if parts == 0 or total < <size_t> len(needle):
+        return False
+    if parts == 1:
+        return _ascii_icontains(only.data.data, only.data.length, needle)
+    text = _deep_text(top).encode("utf-8", "surrogatepass")
+    return _ascii_icontains(<const unsigned char *> <const char *> text, len(text), needle)
+
+
+def interface_candidates(uintptr_t root_id, tuple card_needles, tuple link_needles,
+                         bytes more_needle, Py_ssize_t max_link_chars):
+    """The elements below the root (a ``mem_id``) that ``clean.drop_interface``'s rules may drop
+    or start from, in document order, as ``(kind, UiNode)``: ``1`` an element whose class holds
+    one of ``card_needles``; ``2`` a link of at most ``max_link_chars`` characters of text whose
+    ``href`` starts with ``#``, whose class holds one of ``link_needles``, or whose text holds
+    ``more_needle`` (needles: lower-case ASCII bytes, case ignored). Every element the rules
+    drop is one of them or holds one. Call only when :func:`lexbor_ready` is True."""
+    cdef bd_node *root = <bd_node *> root_id
+    cdef bd_node *node = _following(root, root)
+    cdef _TagKinds kinds = _TagKinds({"a": 1})
+    cdef size_t n = 0
+    cdef const unsigned char *href
+    cdef void *attr
+    cdef bint maybe
+    out = []
+    while node != NULL:
+        if node.type == NODE_ELEMENT:
+            if _attr_holds(node, b"class", card_needles):
+                out.append((1, _ui_node(node)))
+            if kinds.of(node) == 1 and _short_text_chars(node, max_link_chars) <= max_link_chars:
+                maybe = False
+                attr = _find_attr(node, b"href")
+                if attr != NULL:
+                    href = _attr_value(attr, &n)
+                    maybe = href != NULL and n > 0 and href[0] == 35  # '#'
+                if (maybe or _attr_holds(node, b"class", link_needles)
+                        or _text_holds(node, more_needle)):
+                    out.append((2, _ui_node(node)))
+        node = _following(node, root)
+    return out
+
+
+def can_remove():
+    """Whether lexbor's remove function was found (:class:`UiNode.decompose` needs it)."""
+    return _node_remove != NULL
