@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from blockdex.extract import ExtractConfig, Extractor
+from blockdex.predict.basic import OraclePredictor
 from blockdex.segment import SegmentConfig
 
 WALKS = ("compiled", "python")
@@ -198,3 +199,85 @@ def test_hover_cards_go_and_the_names_stay(walk: str) -> None:
     assert out["markdown"] == "# Cards\n\n" + text.replace("\n", "\n\n").rstrip("\n") + "\n"
     for gone in ("Kristi Lynn Noem", "MORE", "What the term", "Card text", "Popover body"):
         assert gone not in out["html"] and gone not in out["json"]
+
+
+# -- 5. the title is the page's headline -----------------------------------------------------------
+
+
+def _paragraphs_only(html: str) -> Extractor:
+    """An extractor that keeps the page's paragraphs and nothing else (no heading)."""
+    page = Extractor("all").segment(html)
+    return Extractor(OraclePredictor(indices=[b.index for b in page.blocks if b.tag == "p"]))
+
+
+TITLED_PAGE = (
+    "<html><head><title>{title}</title>{meta}</head><body>"
+    '<header><h1 class="logo">Harbour Notes</h1></header>'
+    "<article>{headline}<p>Spring tides are higher than neap tides, twice a month.</p>"
+    "</article></body></html>"
+)
+
+
+@pytest.mark.parametrize(
+    ("title", "meta", "headline", "url", "expected"),
+    [
+        # the primary article's h1, not the <title> with the site's name, nor the logo's h1
+        (
+            "Tide tables for small harbours - Harbour Notes",
+            "",
+            "<h1>Tide tables for small harbours</h1>",
+            None,
+            "Tide tables for small harbours",
+        ),
+        (
+            "Harbour Notes - Tide tables for small harbours",  # holds the logo's h1 too
+            "",
+            "<h1>Tide tables for small harbours, explained</h1>",
+            None,
+            "Tide tables for small harbours, explained",
+        ),
+        # no h1 names the page: the title without the site's name (og:site_name, the host, or
+        # the shorter part at a separator)
+        (
+            "Harbour Notes | Tide tables for small harbours",
+            '<meta property="og:site_name" content="Harbour Notes">',
+            "",
+            None,
+            "Tide tables for small harbours",
+        ),
+        (
+            "Tide tables for small harbours – Harbour Notes – Sailing",
+            "",
+            "",
+            "https://harbournotes.example/tides",
+            "Tide tables for small harbours – Harbour Notes – Sailing",  # no site piece at the end
+        ),
+        (
+            "Tide tables: how they work — HarbourNotes",
+            "",
+            "",
+            "https://www.harbournotes.example/tides",
+            "Tide tables: how they work",
+        ),
+        ("Tide tables for small harbours - Notes", "", "", None, "Tide tables for small harbours"),
+        ("Tide tables", "", "", None, "Tide tables"),
+    ],
+)
+def test_the_markdown_title_is_the_page_headline(
+    walk: str, title: str, meta: str, headline: str, url: str | None, expected: str
+) -> None:
+    html = TITLED_PAGE.format(title=title, meta=meta, headline=headline)
+    out = outputs(html, _paragraphs_only(html), url=url)
+    assert out["markdown"].splitlines()[0] == f"# {expected}"
+    assert json.loads(out["json"])["markdown"] == out["markdown"]
+    assert out["text"] == "Spring tides are higher than neap tides, twice a month.\n"
+
+
+def test_no_title_line_when_the_headline_is_kept(walk: str) -> None:
+    html = TITLED_PAGE.format(
+        title="Tide tables for small harbours - Harbour Notes",
+        meta="",
+        headline="<h1>Tide tables for small harbours</h1>",
+    )
+    md = outputs(html)["markdown"]
+    assert md.startswith("# Harbour Notes\n\n# Tide tables for small harbours\n\nSpring tides")

@@ -20,7 +20,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from itertools import islice, repeat
 from typing import Any
 
@@ -447,7 +447,7 @@ def drop_noise(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> None:
     if walks is not None:
         # One walk removes the outermost noise and hidden elements, unless a noscript may hold
         # content (then the steps below decide). The head goes through selectolax, which then
-        # resets its cached pointer to it.
+        # resets its cached pointer to it. The walk also picks what drop_interface reads.
         done = walks.noise_drop(
             root.mem_id,
             _NOISE_NAMES,
@@ -455,11 +455,14 @@ def drop_noise(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> None:
             head.mem_id if head is not None else 0,
             body.mem_id if body is not None else 0,
             cfg.drop_hidden,
+            _interface_needles(cfg) if cfg.drop_cards or cfg.drop_permalinks else None,
         )
         if done is not None:
             if done[1] and head is not None:
                 head.decompose()
             tree.strip_tags([])  # no tag: only records that the tree changed
+            if len(done) > 2:
+                doc.interface = done[2]
             return
     if cfg.noscript_content_chars:
         keep_content_noscripts(doc, cfg)
@@ -543,6 +546,9 @@ PERMALINK_TEXTS = frozenset(
     }
 )
 """What a permalink says in words, lower-cased (a glyph being the other way)."""
+PERMALINK_TEXT_NEEDLES = ("link", "anchor")
+"""What each of :data:`PERMALINK_TEXTS` holds: a link's text is read further only when it
+holds one, or is short enough to be a glyph."""
 MORE_LINK_RE = re.compile(r"\s*more\s*[»›>….]*\s*", re.I | re.A)
 """The text of the link that ends a hover card ("MORE")."""
 _MORE_NEEDLE = "more"
@@ -657,15 +663,14 @@ def _interface_candidates(doc: Document, cfg: CleanConfig) -> list[tuple[int, An
     root = doc.tree.root
     if root is None:
         return []
+    if doc.interface is not None:  # found by drop_noise's compiled walk
+        found, doc.interface = doc.interface, None
+        return found  # type: ignore[return-value]
     walks = lexbor(compiled)
     if walks is not None and walks.can_remove():
-        return walks.interface_candidates(  # type: ignore[no-any-return]
-            root.mem_id,  # the compiled path's nodes detach with lexbor's remove function
-            tuple(n.encode() for n in CARD_NEEDLES),
-            tuple(n.encode() for n in PERMALINK_NEEDLES),
-            _MORE_NEEDLE.encode(),
-            cfg.max_link_text_chars,
-        )
+        # the compiled path's nodes detach with lexbor's remove function
+        return walks.interface_candidates(root.mem_id, *_interface_needles(cfg))  # type: ignore[no-any-return]
+
     out: list[tuple[int, Any]] = []
     for node in root.traverse(include_text=False):
         if not _is_element(node):
@@ -676,6 +681,22 @@ def _interface_candidates(doc: Document, cfg: CleanConfig) -> list[tuple[int, An
         if node.tag == "a":
             out.append((_UI_LINK, node))
     return out
+
+
+@lru_cache(maxsize=4)
+def _interface_needles(
+    cfg: CleanConfig,
+) -> tuple[tuple[bytes, ...], tuple[bytes, ...], bytes, tuple[bytes, ...], int, int]:
+    """What the compiled walks pick :func:`drop_interface`'s candidates by (necessary
+    conditions of its rules: the rules decide)."""
+    return (
+        tuple(n.encode() for n in CARD_NEEDLES),
+        tuple(n.encode() for n in PERMALINK_NEEDLES),
+        _MORE_NEEDLE.encode(),
+        tuple(n.encode() for n in PERMALINK_TEXT_NEEDLES),
+        cfg.max_link_text_chars,
+        cfg.max_glyph_chars,
+    )
 
 
 def drop_interface(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> int:

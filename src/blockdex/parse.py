@@ -257,6 +257,9 @@ class Document:
     parsed_json: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
     """Script texts already given to ``json.loads`` and what came out (the metadata reader
     and the cleaner's script rescue both read JSON-LD: each script is parsed once)."""
+    interface: list[tuple[int, object]] | None = field(default=None, repr=False, compare=False)
+    """What ``clean.drop_interface`` reads (hover-card and link candidates), when the compiled
+    noise walk found them on its way; None: it looks itself."""
     has_math: bool | None = field(default=None, repr=False, compare=False)
     """Whether the page holds a ``<math>`` or ``<mjx-container>`` element, as the walk after
     parsing found; None when that walk did not run (the cleaner then looks itself)."""

@@ -12,7 +12,15 @@ from blockdex.errors import UnsupportedFormat
 from blockdex.markdown import blocks_markdown
 from blockdex.page import Page, Selection
 from blockdex.segment import LINE_BREAK, PARAGRAPH_BREAK
-from blockdex.units import heading_positions
+from blockdex.units import (
+    DEFAULT_UNITS,
+    heading_positions,
+    names_site,
+    page_site,
+    page_title,
+    title_match,
+    title_without_site,
+)
 
 FORMATS = ("markdown", "text", "html", "json")
 
@@ -61,33 +69,73 @@ def html_to_markdown(html: str) -> str:
 
 _TITLE_LEVELS = 3
 """The headings that may carry the page's title: ``h1`` … ``h3``."""
+_TITLE_MATCH = DEFAULT_UNITS.title_match
+"""How well an ``h1`` must match the page's title sources to be its headline (as the primary
+article's headline must)."""
 
 
 def _norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def page_headline(page: Page, heads: list[tuple[int, int]] | None = None) -> tuple[str, int | None]:
+    """The page's headline, for the Markdown title line, and the index of its block (None when
+    it comes from ``<title>``): the ``h1`` that best names the page (matched against its title
+    sources as :func:`blockdex.units.find_primary` matches the primary article's headline; on a
+    tie, one in an article), so not a logo's; else ``<title>`` without the site's name
+    (:func:`blockdex.units.title_without_site`), in the page's own words when a heading
+    (``h1`` … ``h3``, not the site's name) says it or a part of it. ``heads``: the page's
+    :func:`~blockdex.units.heading_positions`, when the caller has them."""
+    blocks = page.blocks
+    if heads is None:
+        heads = heading_positions(blocks)
+    best: tuple[float, bool, int] | None = None
+    if any(level == 1 for _, level in heads):
+        source_words = page_title(page).words
+        for pos, level in heads:
+            if level == 1:
+                score = round(title_match(blocks[pos].text, source_words), 6)
+                if score >= _TITLE_MATCH:
+                    key = (score, page.unit_of(blocks[pos].index, "article") is not None, -pos)
+                    best = key if best is None or key > best else best
+    if best is not None:
+        block = blocks[-best[2]]
+        return " ".join(block.text.split()), block.index
+    site = page_site(page)
+    title = title_without_site(page.title or "", site)
+    norm = _norm(title)
+    if norm:
+        for pos, level in heads:  # in page order
+            if level <= _TITLE_LEVELS:
+                text = _norm(blocks[pos].text)
+                if text and (text in norm or norm in text) and not names_site(text, site):
+                    return " ".join(blocks[pos].text.split()), blocks[pos].index
+    return title, None
+
+
 def title_heading(page: Page, selection: Selection) -> str:
-    """A ``# Title`` line for Markdown when no selected heading already carries the title.
+    """A ``# Title`` line for Markdown: the page's headline (:func:`page_headline`), unless a
+    selected heading already carries it or the title.
 
     Benchmarks' ground truth (and so the model) often leave the headline out of the *content*;
     a reader of the Markdown still wants to know what the page is.
     """
-    title = _norm(page.title or "")
-    if not title:
-        return ""
-    heading = ""
     blocks = page.blocks
-    for pos, level in heading_positions(blocks):  # in page order
+    heads = heading_positions(blocks)
+    headline, index = page_headline(page, heads)
+    if not headline or (index is not None and index in selection):
+        return ""
+    names = {_norm(headline), _norm(page.title or "")} - {""}
+    for pos, level in heads:
         if level <= _TITLE_LEVELS:
-            block = blocks[pos]
-            text = _norm(block.text)
-            if text and (text in title or title in text):
-                if block.index in selection:
-                    return ""
-                heading = heading or " ".join(block.text.split())
-    # the page's own heading reads better than a <title> with the site name appended
-    return f"# {heading or ' '.join((page.title or '').split())}\n\n"
+            text = _norm(blocks[pos].text)
+            if (
+                text
+                and any(text in name or name in text for name in names)
+                and blocks[pos].index in selection
+            ):
+                return ""
+    return f"# {headline}\n\n"
 
 
 def selection_markdown(page: Page, selection: Selection) -> str:
