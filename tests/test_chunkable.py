@@ -281,3 +281,36 @@ def test_no_title_line_when_the_headline_is_kept(walk: str) -> None:
     )
     md = outputs(html)["markdown"]
     assert md.startswith("# Harbour Notes\n\n# Tide tables for small harbours\n\nSpring tides")
+
+
+# -- 6. one image per position -------------------------------------------------------------------
+
+IMAGE_PAGE = (
+    "<html><head><title>Harbour</title></head><body><article>"
+    "<p>The harbour is busiest at dawn, when the boats go out.</p>"
+    '<div class="hero"><img class="desktop" src="/img/harbour-1200x800.jpg" alt="The harbour" '
+    'width="1200"><img class="mobile" src="/img/harbour-400x300.jpg" alt="The harbour"></div>'
+    '<p>Tides.</p><div><img src="/img/sm_tide.jpg" alt="Tide chart">'
+    '<img src="/img/lg_tide.jpg" alt="Tide chart"></div>'
+    '<p>Rated <img src="/star.png" alt="star"><img src="/star.png" alt="star"> by readers.</p>'
+    '<div><img src="/boats/one.jpg" alt="Boats"><img src="/boats/two.jpg" alt="Boats"></div>'
+    "</article></body></html>"
+)
+
+
+def test_an_image_and_its_variants_are_written_once_with_the_largest_source(walk: str) -> None:
+    images = Extractor("all", config=ExtractConfig(segment=SegmentConfig(images=True)))
+    url = "https://harbour.example/"
+    out = outputs(IMAGE_PAGE, images, url=url)
+    md = out["markdown"]
+    assert md.count("![The harbour](") == 1
+    assert "![The harbour](https://harbour.example/img/harbour-1200x800.jpg)" in md
+    assert md.count("![Tide chart](") == 1 and "lg_tide.jpg" in md and "sm_tide.jpg" not in md
+    assert md.count("![star](https://harbour.example/star.png)") == 2  # one image, twice
+    assert "boats/one.jpg" in md and "boats/two.jpg" in md  # two pictures, one caption
+    html = out["html"]
+    assert html.count('alt="The harbour"') == 1 and "harbour-400x300" not in html
+    assert html.count('alt="Tide chart"') == 1 and "lg_tide.jpg" in html
+    assert json.loads(out["json"])["markdown"] == md
+    # text output and the blocks are the page's: each image's caption, as before
+    assert out["text"].count("The harbour\n") == 2

@@ -631,7 +631,8 @@ cdef class _CWalker:
                 if sib.type == NODE_ELEMENT and self.tag_of(sib) == "source":
                     sources.append(_attr(sib, b"srcset") or _attr(sib, b"data-srcset") or "")
                 sib = sib.next
-        src = c.image_source({k: _attr(node, b) for k, b in self.image_keys}, sources, self.base)
+        attrs = {k: _attr(node, b) for k, b in self.image_keys}
+        src = c.image_source(attrs, sources, self.base)
         if src is None:
             return
         parent = self.frames[-1]
@@ -651,7 +652,7 @@ cdef class _CWalker:
                 self.depth + 1,
                 len(caption) if self.link_depth else 0,
                 1 if self.link_depth else 0,
-                c._image_attributes(src, caption, from_figure),
+                c._image_attributes(src, caption, from_figure, attrs.get("width")),
                 self.source,
                 _tail_plus(parent.scope, 1 - self.max_path_levels, node_id),
                 _tail_plus(

@@ -10,10 +10,13 @@ order. Elements that carry no structure (``div``, ``section``, ``span``…) beco
 
 from __future__ import annotations
 
+import dataclasses
 import html as html_lib
+import re
 from collections.abc import Iterator
 from operator import itemgetter
 from typing import NamedTuple
+from urllib.parse import urlsplit
 
 from blockdex.page import Block, Page, Selection
 from blockdex.segment import STRUCTURAL_TAGS
@@ -138,16 +141,116 @@ class Step(NamedTuple):
 
 _new_step = tuple.__new__
 
+# -- one image per position ---------------------------------------------------------------------
+
+SIZE_WORDS = {
+    "thumb": 1,
+    "thumbnail": 1,
+    "xxs": 1,
+    "xs": 2,
+    "sm": 3,
+    "small": 3,
+    "mobile": 3,
+    "md": 4,
+    "medium": 4,
+    "lg": 5,
+    "large": 5,
+    "desktop": 5,
+    "xl": 6,
+    "xxl": 7,
+    "retina": 8,
+}
+"""Words that name a variant's size in its file name, smallest first."""
+_SIZE_MARK_RE = re.compile(
+    r"(?i)(?:\d+x\d+|(?<![a-z])("
+    + "|".join(sorted(SIZE_WORDS, key=len, reverse=True))
+    + r")(?![a-z]))"
+)
+"""What sets a picture's size variants apart in its file name (``photo-300x200.jpg``,
+``lg_1532.jpg``, ``hero-mobile.webp``): left out when telling whether two sources show one
+picture."""
+_SIZE_HINT_RE = re.compile(
+    r"(?i)(?:[?&](?:w|width|size)=|(?<![a-z])[wh]_|resize:fit:)(\d{2,5})|(\d{2,5})x\d{2,5}"
+)
+"""A width a source's address asks for (``?w=2400``, ``width=640``, ``w_800``, ``640x425``)."""
+
+
+def picture_key(src: str) -> tuple[str, str]:
+    """The picture an image address shows, whatever its size: its host and file name, the
+    size marks (:data:`_SIZE_MARK_RE`) and the query left out."""
+    try:
+        parts = urlsplit(src)
+    except ValueError:
+        return ("", src)
+    name = parts.path.rpartition("/")[2]
+    return (parts.netloc.lower(), _SIZE_MARK_RE.sub("", name))
+
+
+def _source_size(block: Block) -> tuple[int, int]:
+    """How large an image's source is: the width it declares, else the largest width its
+    address asks for (:data:`_SIZE_HINT_RE`), else 0; then the size its file name says in
+    words (:data:`SIZE_WORDS`)."""
+    attrs = dict(block.attributes)
+    src = attrs.get("src", "")
+    if attrs.get("width", "").isdigit():
+        width = int(attrs["width"])
+    else:
+        width = max((int(a or b) for a, b in _SIZE_HINT_RE.findall(src)), default=0)
+    name = src.rpartition("/")[2].partition("?")[0]
+    words = [SIZE_WORDS[w.lower()] for w in _SIZE_MARK_RE.findall(name) if w]
+    return width, max(words, default=0)
+
+
+def image_variants(blocks: list[Block]) -> tuple[set[int], dict[int, Block]]:
+    """The responsive and lazy variants among the selected ``blocks``: images with one caption
+    that show one picture (:func:`picture_key`) from another source than the first of them.
+    Returns the indices of the variants (not written) and, for each first image whose variants
+    hold a larger source, the block written in its place with the largest source."""
+    skipped: set[int] = set()
+    replaced: dict[int, Block] = {}
+    by_caption: dict[str, list[Block]] = {}
+    for block in blocks:
+        if block.tag == "img":
+            by_caption.setdefault(block.text, []).append(block)
+    first: dict[tuple[str, tuple[str, str]], list[Block]] = {}
+    for caption, images in by_caption.items():
+        if len(images) > 1:  # a caption seen once has no variant: no address read
+            for block in images:
+                src = dict(block.attributes).get("src", "")
+                if src:
+                    first.setdefault((caption, picture_key(src)), []).append(block)
+    for group in first.values():
+        if len(group) < 2:
+            continue
+        head = group[0]
+        head_src = dict(head.attributes)["src"]
+        variants = [b for b in group[1:] if dict(b.attributes)["src"] != head_src]
+        if not variants:
+            continue
+        skipped.update(b.index for b in variants)
+        best = max([head, *variants], key=_source_size)  # the first of the largest
+        if best is not head:
+            attrs = tuple(
+                (k, dict(best.attributes)["src"]) if k == "src" else (k, v)
+                for k, v in head.attributes
+                if k != "width"
+            )
+            replaced[head.index] = dataclasses.replace(head, attributes=attrs)
+    return skipped, replaced
+
 
 def layout(page: Page, selection: Selection) -> Iterator[Step]:
     """The selected blocks (and the header rows of their tables) in page order, each with the
     elements to close and open before it: the structure both the HTML and the Markdown writers
-    follow."""
+    follow. An image's variants are written once (:func:`image_variants`)."""
     wanted = set(selection.indices)
     selected = selected_blocks(page, wanted)
     with_headers = with_table_headers(page, wanted, selected)
     if with_headers is not wanted:  # header rows added
         selected = selected_blocks(page, with_headers)
+    skipped, replaced = image_variants(selected)
+    if skipped:
+        selected = [replaced.get(b.index, b) for b in selected if b.index not in skipped]
     open_stack: list[tuple[str, int]] = []  # (written tag, node id)
     prev_split: int | None = None
     prev_img = False

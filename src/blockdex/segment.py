@@ -320,13 +320,21 @@ def image_source(attrs: dict[str, str | None], sources: list[str], base: str) ->
     return src
 
 
-def _image_attributes(src: str, caption: str, from_figure: bool) -> tuple[tuple[str, str], ...]:
-    """An image block's attributes: its address, its caption as ``alt``, and ``("caption",
+def _image_attributes(
+    src: str, caption: str, from_figure: bool, width: str | None = None
+) -> tuple[tuple[str, str], ...]:
+    """An image block's attributes: its address, its caption as ``alt``, ``("caption",
     "figcaption")`` when the caption is its figure's ``<figcaption>`` (absorbed: no block of its
-    own), which Markdown keeps when it leaves images out (:attr:`SegmentConfig.images`)."""
+    own), which Markdown keeps when it leaves images out (:attr:`SegmentConfig.images`), and the
+    ``width`` it declares in pixels, when it does (of an image's variants, the writers keep the
+    largest: :func:`blockdex.assemble.image_variants`). Both walks call this."""
+    out: tuple[tuple[str, str], ...] = (("src", src), ("alt", caption))
     if from_figure:
-        return (("src", src), ("alt", caption), ("caption", "figcaption"))
-    return (("src", src), ("alt", caption))
+        out += (("caption", "figcaption"),)
+    width = (width or "").strip()
+    if width.isdigit() and width.isascii():
+        out += (("width", width),)
+    return out
 
 
 def cell_span(value: str | None) -> int:
@@ -776,7 +784,7 @@ class _Walker:
                 depth=self.depth + 1,
                 link_chars=len(caption) if self.link_depth else 0,
                 n_links=1 if self.link_depth else 0,
-                attributes=_image_attributes(src, caption, from_figure),
+                attributes=_image_attributes(src, caption, from_figure, attrs.get("width")),
                 source=self.source,
                 scope=(*parent.scope[1 - self.cfg.max_path_levels :], node_id),
                 scope_attrs=(
