@@ -314,3 +314,64 @@ def test_an_image_and_its_variants_are_written_once_with_the_largest_source(walk
     assert json.loads(out["json"])["markdown"] == md
     # text output and the blocks are the page's: each image's caption, as before
     assert out["text"].count("The harbour\n") == 2
+
+
+# -- 7. a query's answer under its headings -----------------------------------------------------
+
+MOVERS_PAGE = (
+    "<html><head><title>Top movers in NYC | Movers Guide</title></head><body><article>"
+    "<h1>Top movers in NYC</h1><p>We rated the movers we hired ourselves.</p>"
+    "<h2>1. Red Van</h2><p>Red Van moves flats.</p><p><b>Average Rating: 4.1</b></p>"
+    "<h2>3. Blue Moving</h2><p>Blue Moving is family owned.</p>"
+    "<ul><li>Trucks: 12</li><li><b>Average Rating: 4.8</b></li></ul>"
+    "<h3>Prices</h3><p>From $400 a room.</p>"
+    "</article></body></html>"
+)
+
+
+def _answer(keep: list[str], query: str | None = "What is the average rating of Blue Moving?"):
+    """The page run with a predictor that keeps the blocks whose text is one of ``keep``."""
+    page = Extractor("all").segment(MOVERS_PAGE)
+    wanted = [b.index for b in page.blocks if b.text in keep]
+    return Extractor(OraclePredictor(indices=wanted)).run(MOVERS_PAGE, query=query)
+
+
+def test_a_query_answer_comes_under_the_headings_of_its_section(walk: str) -> None:
+    result = _answer(["Average Rating: 4.8"])
+    md = result.render("markdown")
+    assert md == (
+        "# Top movers in NYC\n\n<!-- context -->\n\n## 3. Blue Moving\n\n"
+        "- **Average Rating: 4.8**\n"
+    )
+    assert '<h2 data-context="">3. Blue Moving</h2><ul><li>' in result.render("html")
+    record = json.loads(result.render("json"))
+    (block,) = record["blocks"]
+    assert block["context"] == [
+        {"index": block["index"] - 3, "tag": "h2", "text": "3. Blue Moving"}
+    ]
+    assert record["markdown"] == md
+    assert result.render("text") == "Average Rating: 4.8\n"  # text output: the kept blocks only
+
+
+def test_each_section_path_comes_once_above_its_first_kept_block(walk: str) -> None:
+    result = _answer(["Blue Moving is family owned.", "Trucks: 12", "From $400 a room."])
+    md = result.render("markdown")
+    assert md == (
+        "# Top movers in NYC\n\n<!-- context -->\n\n## 3. Blue Moving\n\n"
+        "Blue Moving is family owned.\n\n- Trucks: 12\n\n<!-- context -->\n\n### Prices\n\n"
+        "From $400 a room.\n"
+    )
+    contexts = [b.get("context") for b in json.loads(result.render("json"))["blocks"]]
+    assert [c and [h["text"] for h in c] for c in contexts] == [
+        ["3. Blue Moving"],
+        None,
+        ["Prices"],
+    ]
+
+
+def test_a_kept_heading_is_not_repeated_and_main_content_has_no_context(walk: str) -> None:
+    result = _answer(["3. Blue Moving", "Blue Moving is family owned."])
+    assert "<!-- context -->" not in result.render("markdown")
+    assert result.selection.context == {}
+    main = _answer(["Average Rating: 4.8"], query=None)
+    assert main.selection.context is None and "context" not in main.render("html")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import html as html_lib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from operator import itemgetter
 from typing import NamedTuple
 from urllib.parse import urlsplit
@@ -141,6 +141,41 @@ class Step(NamedTuple):
 
 _new_step = tuple.__new__
 
+# -- a query's answer under its headings ----------------------------------------------------------
+
+CONTEXT = ("context", "true")
+"""The attribute of a heading written as a query answer's context (not kept itself)."""
+_CONTEXT_IDS = -(10**16)
+"""Context headings stand in elements of their own, numbered below every real one."""
+
+
+def is_context(block: Block) -> bool:
+    """Whether ``block`` is a heading written as context (:func:`with_context_headings`)."""
+    return CONTEXT in block.attributes
+
+
+def with_context_headings(
+    page: Page, selected: list[Block], context: Mapping[int, tuple[int, ...]]
+) -> list[Block]:
+    """``selected`` with the headings of ``context`` (:attr:`blockdex.page.Selection.context`)
+    before the blocks they are given for: each in an element of its own at the top (what is
+    open closes before it), marked :data:`CONTEXT`."""
+    out: list[Block] = []
+    for block in selected:
+        for index in context.get(block.index, ()):
+            heading = page.by_index(index)
+            out.append(
+                dataclasses.replace(
+                    heading,
+                    chain=((heading.tag, _CONTEXT_IDS - index),),
+                    attributes=(CONTEXT,),
+                    split=None,
+                )
+            )
+        out.append(block)
+    return out
+
+
 # -- one image per position ---------------------------------------------------------------------
 
 SIZE_WORDS = {
@@ -242,7 +277,8 @@ def image_variants(blocks: list[Block]) -> tuple[set[int], dict[int, Block]]:
 def layout(page: Page, selection: Selection) -> Iterator[Step]:
     """The selected blocks (and the header rows of their tables) in page order, each with the
     elements to close and open before it: the structure both the HTML and the Markdown writers
-    follow. An image's variants are written once (:func:`image_variants`)."""
+    follow. An image's variants are written once (:func:`image_variants`); the headings a
+    query's answer is given under come before their blocks (:func:`with_context_headings`)."""
     wanted = set(selection.indices)
     selected = selected_blocks(page, wanted)
     with_headers = with_table_headers(page, wanted, selected)
@@ -251,6 +287,8 @@ def layout(page: Page, selection: Selection) -> Iterator[Step]:
     skipped, replaced = image_variants(selected)
     if skipped:
         selected = [replaced.get(b.index, b) for b in selected if b.index not in skipped]
+    if selection.context:
+        selected = with_context_headings(page, selected, selection.context)
     open_stack: list[tuple[str, int]] = []  # (written tag, node id)
     prev_split: int | None = None
     prev_img = False
@@ -309,7 +347,10 @@ def assemble_body(page: Page, selection: Selection) -> str:
         for tag, nid in step.opened:
             if step.block.tag == "img" and nid == step.opened[-1][1]:
                 out.append(" ")
-            out.append(_open_tag(tag))
+            if nid <= _CONTEXT_IDS:  # a heading given as a query answer's context
+                out.append(f'<{tag} data-context="">')
+            else:
+                out.append(_open_tag(tag))
             open_tags.append(tag)
         content = _block_content(step.block)
         if step.block.tag == "pre":

@@ -20,7 +20,7 @@ import html as html_lib
 import re
 from typing import NamedTuple
 
-from blockdex.assemble import code_language, layout
+from blockdex.assemble import code_language, is_context, layout
 from blockdex.page import Block, Page, Selection
 
 _INLINE_RE = re.compile(r"<(/?)(b|i|u|code|br|td|th|a)((?: [^<>]*)?)>")
@@ -400,10 +400,31 @@ def _table_line(table: _Node, images: bool = False) -> str:
     return ROW_SEPARATOR.join(rows)
 
 
+CONTEXT_MARK = "<!-- context -->"
+"""The line above the headings a query's answer is given under, which the page has but the
+answer does not (:attr:`blockdex.page.Selection.context`): a reader sees them as context, a
+renderer shows nothing."""
+
+
+def _is_context_heading(node: _Node | list[tuple[str, Block]]) -> bool:
+    return (
+        isinstance(node, _Node)
+        and node.tag in _HEADINGS
+        and bool(node.children)
+        and isinstance(node.children[0], list)
+        and is_context(node.children[0][0][1])
+    )
+
+
 def _blocks(node: _Node) -> list[list[str]]:
     """``node``'s children as Markdown blocks (each a list of lines)."""
     out: list[list[str]] = []
+    after_context = False
     for child in node.children:
+        context = _is_context_heading(child)
+        if context and not after_context:
+            out.append([CONTEXT_MARK])
+        after_context = context
         if isinstance(child, _Node):
             out.extend(_node_blocks(child))
         else:

@@ -194,6 +194,7 @@ def selection_json(
         record["fallback"] = selection.fallback
     if include_blocks:
         unit_of = page.unit_ids()
+        context = selection.context or {}
         record["blocks"] = [
             {
                 "index": b.index,
@@ -201,6 +202,9 @@ def selection_json(
                 "text": b.text,
                 **({"score": round(float(scores[b.index]), 4)} if b.index in scores else {}),
                 **({"unit": unit_of[b.index]} if b.index in unit_of else {}),
+                **(
+                    {"context": _context_rows(page, context[b.index])} if b.index in context else {}
+                ),
             }
             for b in page.blocks
             if b.index in wanted
@@ -214,6 +218,15 @@ def selection_json(
     if extra:
         record.update(extra)
     return record
+
+
+def _context_rows(page: Page, headings: tuple[int, ...]) -> list[dict[str, Any]]:
+    """The headings given as a kept block's context (:attr:`Selection.context`), as JSON."""
+    rows = []
+    for index in headings:
+        block = page.by_index(index)
+        rows.append({"index": index, "tag": block.tag, "text": " ".join(block.text.split())})
+    return rows
 
 
 def render(page: Page, selection: Selection, fmt: str = "markdown") -> str:

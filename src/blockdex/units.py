@@ -1299,6 +1299,35 @@ UNIT_COLUMN_NAMES: tuple[str, ...] = (
 sources (0 without one); that unit's share of the page's characters (0 without one)."""
 
 
+def section_context(
+    page: Page, kept: Sequence[int], headline: str = ""
+) -> dict[int, tuple[int, ...]]:
+    """The headings to write above the kept blocks of a query's answer: for each kept block,
+    the headings of the sections that hold it (its section path, outermost first), but those
+    kept themselves, those already given above an earlier kept block (so each section's path
+    comes above its first kept block) and the page's ``headline`` (the title line says it).
+    ``kept``: the kept block indices, in order. Returns kept block index → heading indices."""
+    sections = [u for u in page.units if u.kind == "section" and u.heading is not None]
+    if not sections or not kept:
+        return {}
+    wanted = set(kept)
+    given: set[int] = set()
+    skip = " ".join(headline.lower().split())
+    out: dict[int, tuple[int, ...]] = {}
+    for index in kept:
+        path = []
+        for unit in sections:  # outer units first
+            head = unit.heading
+            if unit.start <= index <= unit.end and head not in wanted and head not in given:
+                given.add(head)  # type: ignore[arg-type]
+                text = " ".join(page.by_index(head).text.lower().split())  # type: ignore[arg-type]
+                if text and text != skip:
+                    path.append(head)
+        if path:
+            out[index] = tuple(path)  # type: ignore[arg-type]
+    return out
+
+
 def unit_columns(page: Page) -> np.ndarray:
     """The ``(n_blocks, len(UNIT_COLUMN_NAMES))`` float32 matrix of :data:`UNIT_COLUMN_NAMES`."""
     blocks = page.blocks
