@@ -91,6 +91,7 @@ class Extraction:
             self.page,
             self.selection,
             include_blocks=include_blocks,
+            query=self.query,
             extra={
                 "predictor": self.predictor,
                 "query": self.query,

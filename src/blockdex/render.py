@@ -171,6 +171,21 @@ def selection_text(page: Page, selection: Selection) -> str:
     return "\n".join("".join(pieces) for pieces in lines) + ("\n" if lines else "")
 
 
+def result_notes(page: Page, selection: Selection, query: str | None = None) -> list[str]:
+    """What a reader of a result should know besides its warnings: why it is empty. Every door
+    gives them: the CLI on standard error (``blockdex: note: …``), JSON output and the HTTP and
+    batch records in ``notes``."""
+    if selection:
+        return []
+    if query:
+        reason = "no block matched the query"
+    elif not page.blocks:
+        reason = "the page has no text blocks"
+    else:
+        reason = "no block was judged to be content"
+    return [f"empty result: {reason}"]
+
+
 def selection_json(
     page: Page,
     selection: Selection,
@@ -178,8 +193,11 @@ def selection_json(
     markdown: str | None = None,
     extra: Mapping[str, Any] | None = None,
     include_blocks: bool = True,
+    query: str | None = None,
 ) -> dict[str, Any]:
-    """The JSON record: metadata, chosen indices with scores, the kept blocks, and Markdown."""
+    """The JSON record: metadata, chosen indices with scores, the kept blocks, and Markdown;
+    ``warnings`` and ``notes`` (:func:`result_notes`; ``query``: the result's) when there are
+    any."""
     scores = selection.scores or {}
     wanted = set(selection.indices)
     record: dict[str, Any] = {
@@ -215,6 +233,9 @@ def selection_json(
     warnings = list(page.warnings) + list(selection.warnings)
     if warnings:
         record["warnings"] = warnings
+    notes = result_notes(page, selection, query)
+    if notes:
+        record["notes"] = notes
     if extra:
         record.update(extra)
     return record

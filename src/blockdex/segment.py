@@ -41,6 +41,7 @@ from urllib.parse import urljoin
 from selectolax.lexbor import LexborNode
 
 from blockdex.cjk import WORD_PATTERN
+from blockdex.cliargs import setting_name
 from blockdex.page import Block, Page
 from blockdex.parse import Document, check_minimums, parse_bounded
 from blockdex.speedups import lexbor, twin
@@ -1320,7 +1321,7 @@ def segment_document(
     if timed_out:
         warnings.append(
             f"the time budget ran out while segmenting; blocks after the first {len(raw):,} "
-            "were dropped (ExtractConfig.time_budget_s)"
+            f"were dropped ({setting_name('ExtractConfig.time_budget_s')})"
         )
     blocks, complete = _number_blocks(raw[: cfg.max_blocks + 1], cfg)
     if not complete or len(raw) > cfg.max_blocks:
