@@ -19,7 +19,9 @@ from blockdex.units import (
     page_site,
     page_title,
     title_match,
+    title_pieces,
     title_without_site,
+    words,
 )
 
 FORMATS = ("markdown", "text", "html", "json")
@@ -80,28 +82,40 @@ def _norm(text: str) -> str:
 
 def page_headline(page: Page, heads: list[tuple[int, int]] | None = None) -> tuple[str, int | None]:
     """The page's headline, for the Markdown title line, and the index of its block (None when
-    it comes from ``<title>``): the ``h1`` that best names the page (matched against its title
-    sources as :func:`blockdex.units.find_primary` matches the primary article's headline; on a
-    tie, one in an article), so not a logo's; else ``<title>`` without the site's name
-    (:func:`blockdex.units.title_without_site`), in the page's own words when a heading
-    (``h1`` … ``h3``, not the site's name) says it or a part of it. ``heads``: the page's
-    :func:`~blockdex.units.heading_positions`, when the caller has them."""
+    it comes from ``<title>``): the ``h1`` that best names the page — matched against its title
+    sources as :func:`blockdex.units.find_primary` matches the primary article's headline, or
+    saying a piece of ``<title>`` (not the site's name) whole; the one that matches more of the
+    title first, then the better match, then one in an article: so an article's ``h1``, not a
+    logo's —; else ``<title>``
+    without the site's name (:func:`blockdex.units.title_without_site`), in the page's own words
+    when a heading (``h1`` … ``h3``, not the site's name) says it or a part of it. ``heads``:
+    the page's :func:`~blockdex.units.heading_positions`, when the caller has them."""
     blocks = page.blocks
     if heads is None:
         heads = heading_positions(blocks)
-    best: tuple[float, bool, int] | None = None
+    site = page_site(page)
+    best: tuple[int, float, bool, int] | None = None  # (source length, score, in article, -pos)
     if any(level == 1 for _, level in heads):
-        source_words = page_title(page).words
+        sources = [  # (words, length, the match it needs)
+            *((frozenset(words(t)), len(t), _TITLE_MATCH) for t in page_title(page).sources),
+            *(
+                (frozenset(words(t)), len(t), 1.0)  # a piece said whole: "Quickstart — Flask…"
+                for t in title_pieces(page.title or "")
+                if not names_site(t, site)
+            ),
+        ]
         for pos, level in heads:
-            if level == 1:
-                score = round(title_match(blocks[pos].text, source_words), 6)
-                if score >= _TITLE_MATCH:
-                    key = (score, page.unit_of(blocks[pos].index, "article") is not None, -pos)
+            if level != 1:
+                continue
+            for source, size, least in sources:
+                score = round(title_match(blocks[pos].text, (source,)), 6)
+                if score >= least:
+                    in_article = page.unit_of(blocks[pos].index, "article") is not None
+                    key = (size, score, in_article, -pos)
                     best = key if best is None or key > best else best
     if best is not None:
-        block = blocks[-best[2]]
+        block = blocks[-best[3]]
         return " ".join(block.text.split()), block.index
-    site = page_site(page)
     title = title_without_site(page.title or "", site)
     norm = _norm(title)
     if norm:

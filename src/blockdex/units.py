@@ -193,6 +193,12 @@ def names_site(piece: str, site: frozenset[str]) -> bool:
     return any(sq == k or (k in sq and len(sq) - len(k) <= 6) or sq in k for k in site if sq)
 
 
+def title_pieces(title: str) -> list[str]:
+    """The pieces site-name separators (:data:`TITLE_SEPARATORS`) cut ``title`` into."""
+    title = " ".join((title or "").split())
+    return [p.strip() for p in TITLE_SEPARATORS.split(title) if p.strip()]
+
+
 def title_variants(title: str, site: frozenset[str] = frozenset()) -> list[str]:
     """``title`` and, when site-name separators cut it, its longest piece (``Story | Site`` →
     the story): the other pieces name the site, and would match its logo. Pieces that name the
@@ -200,7 +206,7 @@ def title_variants(title: str, site: frozenset[str] = frozenset()) -> list[str]:
     title = " ".join((title or "").split())
     if not title:
         return []
-    pieces = [p.strip() for p in TITLE_SEPARATORS.split(title) if p.strip()]
+    pieces = title_pieces(title)
     if len(pieces) > 1 and site:
         pieces = [p for p in pieces if not names_site(p, site)] or pieces
     longest = max(pieces, key=len) if pieces else ""
