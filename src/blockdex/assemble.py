@@ -243,10 +243,12 @@ def image_variants(blocks: list[Block]) -> tuple[set[int], dict[int, Block]]:
     hold a larger source, the block written in its place with the largest source."""
     skipped: set[int] = set()
     replaced: dict[int, Block] = {}
+    images = [b for b in blocks if b.tag == "img"]
+    if len(images) < 2:
+        return skipped, replaced
     by_caption: dict[str, list[Block]] = {}
-    for block in blocks:
-        if block.tag == "img":
-            by_caption.setdefault(block.text, []).append(block)
+    for block in images:
+        by_caption.setdefault(block.text, []).append(block)
     first: dict[tuple[str, tuple[str, str]], list[Block]] = {}
     for caption, images in by_caption.items():
         if len(images) > 1:  # a caption seen once has no variant: no address read

@@ -420,11 +420,13 @@ def _blocks(node: _Node) -> list[list[str]]:
     """``node``'s children as Markdown blocks (each a list of lines)."""
     out: list[list[str]] = []
     after_context = False
+    top = not node.tag  # the root: where a query answer's context headings stand
     for child in node.children:
-        context = _is_context_heading(child)
-        if context and not after_context:
-            out.append([CONTEXT_MARK])
-        after_context = context
+        if top:
+            context = _is_context_heading(child)
+            if context and not after_context:
+                out.append([CONTEXT_MARK])
+            after_context = context
         if isinstance(child, _Node):
             out.extend(_node_blocks(child))
         else:

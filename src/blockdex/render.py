@@ -18,9 +18,9 @@ from blockdex.units import (
     names_site,
     page_site,
     page_title,
-    title_match,
     title_pieces,
     title_without_site,
+    word_overlap,
     words,
 )
 
@@ -96,19 +96,24 @@ def page_headline(page: Page, heads: list[tuple[int, int]] | None = None) -> tup
     site = page_site(page)
     best: tuple[int, float, bool, int] | None = None  # (source length, score, in article, -pos)
     if any(level == 1 for _, level in heads):
+        found = page_title(page)
         sources = [  # (words, length, the match it needs)
-            *((frozenset(words(t)), len(t), _TITLE_MATCH) for t in page_title(page).sources),
-            *(
-                (frozenset(words(t)), len(t), 1.0)  # a piece said whole: "Quickstart — Flask…"
-                for t in title_pieces(page.title or "")
-                if not names_site(t, site)
-            ),
+            (w, len(t), _TITLE_MATCH)
+            for t, w in zip((t for t in found.sources if words(t)), found.words, strict=True)
         ]
+        pieces = title_pieces(page.title or "")
+        if len(pieces) > 1:
+            sources += [
+                (frozenset(words(t)), len(t), 1.0)  # a piece said whole: "Quickstart — Flask…"
+                for t in pieces
+                if not names_site(t, site)
+            ]
         for pos, level in heads:
             if level != 1:
                 continue
+            heading = frozenset(words(blocks[pos].text))
             for source, size, least in sources:
-                score = round(title_match(blocks[pos].text, (source,)), 6)
+                score = round(word_overlap(heading, source), 6)  # title_match's Dice
                 if score >= least:
                     in_article = page.unit_of(blocks[pos].index, "article") is not None
                     key = (size, score, in_article, -pos)
@@ -136,19 +141,23 @@ def title_heading(page: Page, selection: Selection) -> str:
     """
     blocks = page.blocks
     heads = heading_positions(blocks)
+    texts = [  # the headings that may carry a title, normalised, with their indices
+        (text, blocks[pos].index)
+        for pos, level in heads
+        if level <= _TITLE_LEVELS
+        for text in (_norm(blocks[pos].text),)
+        if text
+    ]
+
+    def said(name: str) -> bool:  # a selected heading says ``name`` (or a part of it)
+        return any((t in name or name in t) and i in selection for t, i in texts)
+
+    title = _norm(page.title or "")
+    if title and said(title):
+        return ""  # the common case, decided without the headline
     headline, index = page_headline(page, heads)
-    if not headline or (index is not None and index in selection):
+    if not headline or (index is not None and index in selection) or said(_norm(headline)):
         return ""
-    names = {_norm(headline), _norm(page.title or "")} - {""}
-    for pos, level in heads:
-        if level <= _TITLE_LEVELS:
-            text = _norm(blocks[pos].text)
-            if (
-                text
-                and any(text in name or name in text for name in names)
-                and blocks[pos].index in selection
-            ):
-                return ""
     return f"# {headline}\n\n"
 
 
