@@ -16,7 +16,6 @@ import re
 from collections.abc import Iterator, Mapping
 from operator import itemgetter
 from typing import NamedTuple
-from urllib.parse import urlsplit
 
 from blockdex.page import Block, Page, Selection
 from blockdex.segment import STRUCTURAL_TAGS
@@ -211,14 +210,12 @@ _SIZE_HINT_RE = re.compile(
 
 
 def picture_key(src: str) -> tuple[str, str]:
-    """The picture an image address shows, whatever its size: its host and file name, the
-    size marks (:data:`_SIZE_MARK_RE`) and the query left out."""
-    try:
-        parts = urlsplit(src)
-    except ValueError:
-        return ("", src)
-    name = parts.path.rpartition("/")[2]
-    return (parts.netloc.lower(), _SIZE_MARK_RE.sub("", name))
+    """The picture an image address shows, whatever its size: its host (lower-cased) and file
+    name, the size marks (:data:`_SIZE_MARK_RE`), the query and the fragment left out."""
+    rest = src.partition("#")[0].partition("?")[0]
+    scheme, sep, after = rest.partition("//")
+    host, _, path = after.partition("/") if sep and "/" not in scheme else ("", "", rest)
+    return (host.lower(), _SIZE_MARK_RE.sub("", path.rpartition("/")[2]))
 
 
 def _source_size(block: Block) -> tuple[int, int]:
@@ -249,19 +246,18 @@ def image_variants(blocks: list[Block]) -> tuple[set[int], dict[int, Block]]:
     by_caption: dict[str, list[Block]] = {}
     for block in images:
         by_caption.setdefault(block.text, []).append(block)
-    first: dict[tuple[str, tuple[str, str]], list[Block]] = {}
+    first: dict[tuple[str, tuple[str, str]], list[tuple[Block, str]]] = {}
     for caption, images in by_caption.items():
         if len(images) > 1:  # a caption seen once has no variant: no address read
             for block in images:
                 src = dict(block.attributes).get("src", "")
                 if src:
-                    first.setdefault((caption, picture_key(src)), []).append(block)
+                    first.setdefault((caption, picture_key(src)), []).append((block, src))
     for group in first.values():
         if len(group) < 2:
             continue
-        head = group[0]
-        head_src = dict(head.attributes)["src"]
-        variants = [b for b in group[1:] if dict(b.attributes)["src"] != head_src]
+        head, head_src = group[0]
+        variants = [b for b, src in group[1:] if src != head_src]
         if not variants:
             continue
         skipped.update(b.index for b in variants)

@@ -416,17 +416,17 @@ def _is_context_heading(node: _Node | list[tuple[str, Block]]) -> bool:
     )
 
 
-def _blocks(node: _Node) -> list[list[str]]:
-    """``node``'s children as Markdown blocks (each a list of lines)."""
+def _blocks(node: _Node, context: bool = False) -> list[list[str]]:
+    """``node``'s children as Markdown blocks (each a list of lines); ``context``: some of them
+    are headings given as a query answer's context (:data:`CONTEXT_MARK` goes above them)."""
     out: list[list[str]] = []
     after_context = False
-    top = not node.tag  # the root: where a query answer's context headings stand
     for child in node.children:
-        if top:
-            context = _is_context_heading(child)
-            if context and not after_context:
+        if context:
+            heading = _is_context_heading(child)
+            if heading and not after_context:
                 out.append([CONTEXT_MARK])
-            after_context = context
+            after_context = heading
         if isinstance(child, _Node):
             out.extend(_node_blocks(child))
         else:
@@ -730,5 +730,5 @@ def _node_blocks(node: _Node) -> list[list[str]]:
 
 def blocks_markdown(page: Page, selection: Selection) -> str:
     """Markdown of the selected blocks (without the title line), ending with one newline."""
-    text = "\n".join(_join(_blocks(_tree(page, selection)))).strip()
+    text = "\n".join(_join(_blocks(_tree(page, selection), bool(selection.context)))).strip()
     return text + "\n" if text else ""
