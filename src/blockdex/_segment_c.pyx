@@ -278,6 +278,7 @@ cdef class _CFrame:
     cdef bint blank  # a blank node was left out at the start of the run (see enter)
     cdef Py_ssize_t link_chars, n_links
     cdef str language  # a <pre> frame's code language (segment._Frame.language)
+    cdef bint breaks  # the run's text holds a segment.BREAK_MARK
     cdef bd_node *node
     cdef _CFrame parent
 
@@ -357,6 +358,7 @@ cdef class _CFrame:
         self.text = None
         self.solid = False
         self.blank = False
+        self.breaks = False
         self.link_chars = 0
         self.n_links = 0
 
@@ -545,9 +547,7 @@ cdef class _CWalker:
             text = text_raw.strip("\n")
             has_text = bool(text.strip())
         else:
-            text = (
-                self.squash_breaks(text_raw) if self.break_mark in text_raw else _squash(text_raw)
-            )
+            text = self.squash_breaks(text_raw) if frame.breaks else _squash(text_raw)
             has_text = bool(text)
         if has_text:
             if not frame.markup:
@@ -830,13 +830,14 @@ cdef class _CWalker:
         if kind == TAG_BR:
             if frame is not None:
                 # segment._keeps_breaks: flow and grid-cell frames but headings keep the break
-                frame.add(
-                    self.break_mark
-                    if (frame.mode == MODE_FLOW or frame.mode == MODE_CELL)
+                if (
+                    (frame.mode == MODE_FLOW or frame.mode == MODE_CELL)
                     and frame.tag not in self.heading_tags
-                    else "\n",
-                    "<br>",
-                )
+                ):
+                    frame.add(self.break_mark, "<br>")
+                    frame.breaks = True
+                else:
+                    frame.add("\n", "<br>")
             return False
         if kind == TAG_IMG:
             self.image(node)

@@ -240,16 +240,18 @@ _SEGMENT_END_RE = re.compile("[/?#]")
 
 def _plain(href: str) -> bool:
     """Whether ``urljoin`` leaves ``href``'s path, query and fragment as they are: no space or
-    control character at its ends, no empty query, parameters or fragment to drop, no dot
-    segment to resolve, no tab or newline."""
-    if not href or href[0] <= " " or href[-1] <= " ":  # urljoin strips controls and spaces
+    control character at its ends, no empty query, parameters or fragment to drop (what
+    :data:`_JOIN_CHANGES` names), no dot segment to resolve, no tab or newline."""
+    if not href or href[0] <= " " or href[-1] <= " " or href[-1] in "?#;":
         return False
-    if href.endswith(("?", "#", ";")) or any(x in href for x in _JOIN_CHANGES):
+    if "?#" in href or ";?" in href or ";#" in href:  # _JOIN_CHANGES, tested one by one: fast
         return False
-    if any(c in href for c in "\t\r\n"):
+    if "\t" in href or "\r" in href or "\n" in href:
         return False
+    if "." not in href:
+        return True
     path = href.partition("#")[0].partition("?")[0]
-    return "." not in path or not any(
+    return ("/." not in path and not path.startswith(".")) or not any(
         seg.partition(";")[0] in (".", "..") for seg in path.split("/")
     )
 
