@@ -226,6 +226,7 @@ cdef class _Needles:
     cdef size_t size[MAX_NEEDLES]
     cdef unsigned short starts[256]  # bit k: needle k starts with this byte
     cdef int second  # the second byte all needles share (lower case), or -1
+    cdef size_t shortest  # the shortest needle's length
 
     def __cinit__(self, tuple needles):
         cdef bytes needle
@@ -235,6 +236,7 @@ cdef class _Needles:
             raise ValueError(f"at most {MAX_NEEDLES} needles")
         self.keep = needles
         self.second = -1
+        self.shortest = min([len(x) for x in needles], default=0)
         for k in range(len(needles)):
             needle = needles[k]
             self.ptr[k] = needle
@@ -252,6 +254,8 @@ cdef class _Needles:
     cdef bint found(self, const unsigned char *hay, size_t n) noexcept:
         cdef const unsigned char *at
         cdef size_t i
+        if n < self.shortest:  # most class values are shorter than "tooltip"
+            return False
         if self.second < 0:
             for i in range(n):
                 if self.starts[hay[i]] and self.found_at(hay, n, i):
@@ -322,10 +326,10 @@ cdef bint _link_candidate(bd_node *link, bint flagged, _LinkTests tests) noexcep
                     c = data[i]
                     if (c & 0xC0) != 0x80:
                         count += 1
+                        if count > tests.most:
+                            return False
                         if c < 128 and not _ascii_space(c):
                             ascii += 1
-                if count > tests.most:
-                    return False
                 if at + ch.data.length > TEXT_BUFFER:
                     joined = False
                 elif joined:
