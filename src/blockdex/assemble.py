@@ -272,17 +272,18 @@ def image_variants(blocks: list[Block]) -> tuple[set[int], dict[int, Block]]:
     return skipped, replaced
 
 
-def layout(page: Page, selection: Selection) -> Iterator[Step]:
+def layout(page: Page, selection: Selection, variants: bool = True) -> Iterator[Step]:
     """The selected blocks (and the header rows of their tables) in page order, each with the
     elements to close and open before it: the structure both the HTML and the Markdown writers
-    follow. An image's variants are written once (:func:`image_variants`); the headings a
-    query's answer is given under come before their blocks (:func:`with_context_headings`)."""
+    follow. An image's variants are written once (:func:`image_variants`; ``variants=False``:
+    not looked for, the writer leaving images out); the headings a query's answer is given under
+    come before their blocks (:func:`with_context_headings`)."""
     wanted = set(selection.indices)
     selected = selected_blocks(page, wanted)
     with_headers = with_table_headers(page, wanted, selected)
     if with_headers is not wanted:  # header rows added
         selected = selected_blocks(page, with_headers)
-    skipped, replaced = image_variants(selected)
+    skipped, replaced = image_variants(selected) if variants else (set(), {})
     if skipped:
         selected = [replaced.get(b.index, b) for b in selected if b.index not in skipped]
     if selection.context:

@@ -235,7 +235,8 @@ def _tree(page: Page, selection: Selection) -> _Node:
     root = _Node("")
     stack = [root]
     dropped = False
-    for step in layout(page, selection):
+    # without images only a caption is written, in a cell or a heading: variants need no look
+    for step in layout(page, selection, variants=page.images):
         del stack[step.stay + 1 :]
         opened = step.opened
         inline_image = step.block.tag == "img" and opened
