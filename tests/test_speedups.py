@@ -223,6 +223,14 @@ _HAND_MADE = [
     "<table><tr> <td>a</td> <td> b </td>\n</tr><tr><td>c</td></tr></table>"
     "<div> <b> <p>x</p> y <p>z</p></b> </div><div><a> </a><p>p</p>after <a href=#>l</a></div>"
     "<div><a href=#><img src=x.png></a><p>q</p>tail</div><li> <code> </code> </li>",
+    # breaks a block's text keeps (one a line break, several a paragraph break; none at its ends)
+    # and those it does not (headings, table rows, <pre>)
+    "<p><br>a<br>b <br> \n <br>c<br><b><br></b></p><h3>h<br>i</h3><div>x<br><br></div>"
+    "<table><tr><td>r<br>s</td></tr></table><pre>p<br>q</pre><li>\u00a0<br>li</li>",
+    # code languages: the pre's, its code's, its wrappers' (two levels up), data-lang, none
+    "<div class='highlight-python'><div class=highlight><pre>a</pre></div></div>"
+    "<pre class='brush: js'>b<div>c</div></pre><pre data-lang=Ruby><code class=lang-go>d</code></pre>"
+    "<div class=highlight-default><div><div><pre class=language->e</pre></div></div></div>",
 ]
 
 
@@ -524,6 +532,49 @@ def test_compiled_noise_removal_leaves_the_tree_the_python_steps_leave(
             assert (fast.tree.body is None) == (slow.tree.body is None)
             assert (fast.tree.head is None) == (slow.tree.head is None)
     assert compiled_runs > 20
+
+
+_INTERFACE_PAGES = [
+    # hover cards: by class, nested (the inner one goes), triggers, a "MORE" card after its name
+    '<p>A <span class="tooltip">t<span class="tooltiptext">tip</span></span> '
+    '<span class="s-popover--content">p</span><a class="x-tooltip">a</a>'
+    '<span class="q-tooltip" title="x">titled</span><div class="ss-tooltip">'
+    '<button class="ss-tooltip-label">n</button></div><body class="wvs-tooltip">b</body></p>',
+    '<p>Gov. <span><a href="/p">Name</a> <!-- c --> <span><span><a href="/p">Full</a>'
+    '<a href="/s">Story</a><a href="/p">More »</a></span></span></span> said.</p>'
+    '<p><a href="/q">N</a><div><a href="/r">x</a><a href="/q">MORE</a></div></p>',
+    # permalinks: by class, by the id of the heading or its section, glyphs, words, too long
+    '<section id=s><h2 id=h>T<a class="headerlink" href="#s">¶</a>'
+    '<a href="#h"> 🔗️ </a><a href="#h">Link to this heading</a>'
+    '<a href="#h">words here</a><a href="#other">#</a><a class=ANCHOR href=/x>§</a>'
+    f'<a class=anchor href="#h">{"#" * 70}</a></h2></section>',
+]
+
+
+@needs_compiled_walk
+def test_compiled_interface_removal_leaves_the_tree_the_python_rules_leave(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the compiled walk only picks the candidates the rules read: the same elements go
+    pages: list[str | bytes] = [*_INTERFACE_PAGES, *_HAND_MADE]
+    pages += [p.read_bytes() for p in _test_pages(data_dir)]
+    pages += [c.data for c in corpus.cases(fast=True)]
+    removed = 0
+    for html in pages:
+        try:
+            fast, slow = parse_html(html), parse_html(html)
+        except BlockdexError:
+            continue
+        clean_module.drop_noise(fast)
+        clean_module.drop_noise(slow)
+        n_fast = clean_module.drop_interface(fast)
+        with monkeypatch.context() as m:
+            m.setattr(clean_module, "compiled", None)
+            n_slow = clean_module.drop_interface(slow)
+        assert n_fast == n_slow
+        assert fast.tree.html == slow.tree.html
+        removed += n_fast
+    assert removed >= 7  # the hand-made pages alone remove 7
 
 
 @pytest.mark.parametrize(

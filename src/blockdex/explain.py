@@ -74,6 +74,7 @@ class Explanation:
                 self.page,
                 self.selection,
                 markdown=self.markdown,
+                query=self.query,
                 extra={"method": self.method, "query": self.query},
             )
         raise UnsupportedFormat(

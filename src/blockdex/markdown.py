@@ -20,7 +20,7 @@ import html as html_lib
 import re
 from typing import NamedTuple
 
-from blockdex.assemble import _CODE_CLASS_RE, layout
+from blockdex.assemble import code_language, is_context, layout
 from blockdex.page import Block, Page, Selection
 
 _INLINE_RE = re.compile(r"<(/?)(b|i|u|code|br|td|th|a)((?: [^<>]*)?)>")
@@ -235,7 +235,8 @@ def _tree(page: Page, selection: Selection) -> _Node:
     root = _Node("")
     stack = [root]
     dropped = False
-    for step in layout(page, selection):
+    # without images only a caption is written, in a cell or a heading: variants need no look
+    for step in layout(page, selection, variants=page.images):
         del stack[step.stay + 1 :]
         opened = step.opened
         inline_image = step.block.tag == "img" and opened
@@ -345,11 +346,22 @@ def _link_seam(prev: tuple[Block, str, int], block: Block) -> str:
 
 
 def _paragraph(text: str) -> list[str]:
+    """A run's Markdown as lines. Two line breaks in a row (``<br><br>``) leave a blank line
+    between two paragraphs: one blank line, and no line break before it."""
     if not text:
         return []
-    if "\n" in text:
-        text = "\n".join(line.lstrip() for line in text.split("\n"))
-    return _escape_line_starts(text).split("\n")
+    if "\n" not in text:
+        return [_escape_line_starts(text)]
+    lines: list[str] = []
+    for line in _escape_line_starts("\n".join(x.lstrip() for x in text.split("\n"))).split("\n"):
+        if line.strip():
+            lines.append(line)
+        elif lines and lines[-1]:
+            lines[-1] = lines[-1].rstrip()
+            lines.append("")
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines
 
 
 def _inline_of(node: _Node, images: bool = False) -> str:
@@ -389,10 +401,33 @@ def _table_line(table: _Node, images: bool = False) -> str:
     return ROW_SEPARATOR.join(rows)
 
 
-def _blocks(node: _Node) -> list[list[str]]:
-    """``node``'s children as Markdown blocks (each a list of lines)."""
+CONTEXT_MARK = "<!-- context -->"
+"""The line above the headings a query's answer is given under, which the page has but the
+answer does not (:attr:`blockdex.page.Selection.context`): a reader sees them as context, a
+renderer shows nothing."""
+
+
+def _is_context_heading(node: _Node | list[tuple[str, Block]]) -> bool:
+    return (
+        isinstance(node, _Node)
+        and node.tag in _HEADINGS
+        and bool(node.children)
+        and isinstance(node.children[0], list)
+        and is_context(node.children[0][0][1])
+    )
+
+
+def _blocks(node: _Node, context: bool = False) -> list[list[str]]:
+    """``node``'s children as Markdown blocks (each a list of lines); ``context``: some of them
+    are headings given as a query answer's context (:data:`CONTEXT_MARK` goes above them)."""
     out: list[list[str]] = []
+    after_context = False
     for child in node.children:
+        if context:
+            heading = _is_context_heading(child)
+            if heading and not after_context:
+                out.append([CONTEXT_MARK])
+            after_context = heading
         if isinstance(child, _Node):
             out.extend(_node_blocks(child))
         else:
@@ -423,8 +458,7 @@ def _code_block(node: _Node) -> list[list[str]]:
     runs = _runs_under(node)
     if not runs:
         return []
-    m = _CODE_CLASS_RE.match(runs[0][0][1].html)
-    lang = m.group(0)[len('<code class="language-') : -2] if m else ""
+    lang = code_language(runs[0][0][1])
     code = "\n".join(
         "".join(_JOINTS.get(joint, "\n") + block.text for joint, block in run) for run in runs
     ).strip("\n")
@@ -811,10 +845,15 @@ def blocks_markdown(page: Page, selection: Selection) -> str:
     """Markdown of the selected blocks (without the title line), ending with one newline.
 
     Kept item lists (:attr:`blockdex.page.Page.item_lists`) are written as wholes: a list of
-    records as one entry per record, a thread of posts as posts between rules."""
-    records = _record_lists(page, set(selection.indices)) if page.item_lists else {}
+    records as one entry per record, a thread of posts as posts between rules (not in a query
+    answer that carries its context headings, which is written as the page has it)."""
+    records = (
+        _record_lists(page, set(selection.indices))
+        if page.item_lists and not selection.context
+        else {}
+    )
     if not records:
-        text = "\n".join(_join(_blocks(_tree(page, selection)))).strip()
+        text = "\n".join(_join(_blocks(_tree(page, selection), bool(selection.context)))).strip()
         return text + "\n" if text else ""
     blocks: list[list[str]] = []
     rest: list[int] = []

@@ -222,6 +222,10 @@ class Selection:
     """Set when the predictor kept nothing and a fallback chose these blocks instead, naming it
     (``primary-unit``, ``best-blocks``, ``whole-page``; the extractor's ``hidden-content`` and
     ``description``): a reader tool never answers "nothing" for a page with text."""
+    context: Mapping[int, tuple[int, ...]] | None = None
+    """Kept block index → the indices of the headings written above it as its context (a query's
+    answer under the headings of its sections: :func:`blockdex.units.section_context`); None
+    when the writers add none (main content)."""
 
     @classmethod
     def from_indices(
