@@ -94,6 +94,12 @@ def main() -> int:
         help="train with the page's unit columns in stage 1 (TrainConfig.unit_columns; "
         "blockdex.units.UNIT_COLUMN_NAMES): the model way of issue 29, beside the rules",
     )
+    ap.add_argument(
+        "--item-columns",
+        action="store_true",
+        help="train with the page's item columns (TrainConfig.item_columns; "
+        "blockdex.items.ITEM_COLUMN_NAMES and the item slots' mean in stage 2; issue 41)",
+    )
     args = ap.parse_args()
     try:
         seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else [TrainConfig().seed]
@@ -103,7 +109,10 @@ def main() -> int:
     peers = [p for p in args.peers.split(",") if p]
     extra = [n for n in args.train_only.split(",") if n and n not in names]
     trainable = [n for n in names if n != "l3s-gn1"] + extra
-    train_data = {n: collect((n,), "train", unit_columns=args.unit_columns) for n in trainable}
+    train_data = {
+        n: collect((n,), "train", unit_columns=args.unit_columns, item_columns=args.item_columns)
+        for n in trainable
+    }
     without = (
         " stories rule only (never_empty=False) | without the unit rules |"
         if args.compare_units
@@ -122,7 +131,12 @@ def main() -> int:
         plain: list[float] = []
         stories_only: list[float] = []
         for seed in seeds:
-            cfg = TrainConfig(datasets=tuple(used), seed=seed, unit_columns=args.unit_columns)
+            cfg = TrainConfig(
+                datasets=tuple(used),
+                seed=seed,
+                unit_columns=args.unit_columns,
+                item_columns=args.item_columns,
+            )
             if args.trees:
                 cfg = dataclasses.replace(cfg, n_trees=args.trees)
             if args.threshold_repeats:

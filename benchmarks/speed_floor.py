@@ -67,7 +67,11 @@ def main() -> int:
         return 2
     model = predictor.model
     segmented = [ex.segment(p) for p in pages]
-    rows = [model_features(page, model.unit_columns) for page in segmented if page.blocks]
+    rows = [
+        model_features(page, model.unit_columns, model.item_columns)[0]
+        for page in segmented
+        if page.blocks
+    ]
 
     def theirs(html: str) -> None:
         extract_plain_text(HTMLTree.parse(html), main_content=True)

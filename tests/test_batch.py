@@ -408,3 +408,26 @@ def test_a_fallback_is_recorded_and_written_to_parquet(tmp_path):
     assert by_name["app.html"]["fallback"] == "description"
     assert "Eagle Ridge" in by_name["app.html"]["content"]
     assert by_name["plain.html"]["fallback"] is None
+
+
+def test_a_page_without_url_takes_its_canonical_or_base_and_records_its_metadata(tmp_path):
+    # issue 43: batch records had "url": null and relative links, and no metadata
+    links_page = (
+        '<html><head><title>{t}</title>{head}<meta name="author" content="Ada"></head><body>'
+        '<article><p>Read the <a href="/guide/tides">tide guide</a> before you sail, twice.</p>'
+        "<p>Some text of a page, long enough to be content for the model.</p></article></body>"
+        "</html>"
+    )
+    canonical = links_page.format(t="C", head='<link rel="canonical" href="https://c.example/a">')
+    based = links_page.format(t="B", head='<base href="https://b.example/docs/">')
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "c.html").write_text(canonical, encoding="utf-8")
+    (tmp_path / "in" / "b.html").write_text(based, encoding="utf-8")
+    out = tmp_path / "out"
+    run_batch([str(tmp_path / "in")], out, _cfg(jobs=1, links=True, output="json"), progress=False)
+    recs = {r["title"]: r for r in read_records(out)}
+    assert recs["C"]["url"] == "https://c.example/a"
+    assert recs["B"]["url"] == "https://b.example/docs/"
+    assert "(https://c.example/guide/tides)" in json.loads(recs["C"]["content"])["markdown"]
+    assert "(https://b.example/guide/tides)" in json.loads(recs["B"]["content"])["markdown"]
+    assert recs["C"]["metadata"]["author"] == "Ada" and recs["C"]["notes"] == []

@@ -195,3 +195,30 @@ def test_images_flag(capsys, data_dir: Path) -> None:
     assert code == 0 and "](" not in out and "Sales by year" in out
     code, out, _ = run(capsys, "extract", page, "--images", "-p", "all", "-f", "json")
     assert code == 0 and "![A plain image](/img/plain.png)" in json.loads(out)["markdown"]
+
+
+# -- the fields of the other doors (issue 43) --------------------------------------------------
+
+
+def test_a_limit_warning_names_the_option_and_the_help_its_real_default(
+    capsys, data_dir: Path
+) -> None:
+    from blockdex.parse import DEFAULT_LIMITS
+
+    code, _, err = run(capsys, "extract", str(data_dir / "article.html"), "--max-nodes", "20")
+    assert code == 0 and "--max-nodes or ParseLimits.max_dom_nodes" in err
+    with pytest.raises(SystemExit):
+        run(capsys, "extract", "--help")
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert f"(default {DEFAULT_LIMITS.max_dom_nodes:,})" in help_text
+    assert f"(default {DEFAULT_LIMITS.max_depth:,})" in help_text
+
+
+def test_json_output_carries_the_note_the_other_formats_print(capsys, tmp_path: Path) -> None:
+    page = tmp_path / "empty.html"
+    page.write_text("<html><head><title>T</title></head><body><nav></nav></body></html>")
+    code, out, err = run(capsys, "extract", str(page), "--format", "json")
+    assert code == 0 and "note" not in err
+    assert json.loads(out)["notes"] == ["empty result: the page has no text blocks"]
+    code, out, err = run(capsys, "extract", str(page))
+    assert "blockdex: note: empty result: the page has no text blocks" in err

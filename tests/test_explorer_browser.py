@@ -136,3 +136,21 @@ def test_explorer_frames_units_and_marks_the_primary_article() -> None:
         shot = _artifacts() / "explorer-units.png"
         page.screenshot(path=str(shot), full_page=True)
         assert shot.stat().st_size > 10_000
+
+
+def test_explorer_frames_item_lists_and_their_items() -> None:
+    grid = (DATA / "kinds" / "product_grid.html").read_text(encoding="utf-8")
+    with _explored(grid, "li.unit.items") as page:
+        lists = page.locator("li.unit.items")
+        cards = lists.first.locator("li.unit.item")
+        assert cards.count() == 6
+        assert "item list" in lists.first.locator(":scope > .unit-label").inner_text()
+        assert "Summit Pro" in " ".join(cards.locator(":scope > .unit-label").all_inner_texts())
+        # each card frames its own blocks, and the list's frame is drawn in its own colour
+        assert cards.nth(4).locator("li.block", has_text="€279.00").count() == 1
+        r, g, b = _rgb(lists.first.evaluate("e => getComputedStyle(e).borderTopColor"))
+        assert b > r and b > g, f"the item list's frame is not blue: rgb{(r, g, b)}"
+
+        shot = _artifacts() / "explorer-items.png"
+        page.screenshot(path=str(shot), full_page=True)
+        assert shot.stat().st_size > 10_000

@@ -122,7 +122,8 @@ def test_loader_reads_a_file_into_main_content_and_page_metadata(langchain: Any)
     assert doc.metadata["source"] == str(ARTICLE)
     for key, value in ARTICLE_META.items():
         assert doc.metadata[key] == value, key
-    assert "url" not in doc.metadata  # a file has no address
+    # a file has no address of its own: the page's canonical link gives it (issue 43)
+    assert doc.metadata["url"] == "https://gazette.example/science/tidal-storage"
     assert doc.metadata["predictor"] == "content"
     assert doc.metadata["n_blocks"] > 20
     assert doc.metadata["selection"].startswith("[[")
@@ -146,7 +147,8 @@ def test_loader_fetches_urls_and_reports_the_address_after_redirects(
     # links resolve against the address the page came from
     assert f"[Mara Lindqvist]({site}/authors/mara)" in fetched.page_content
     assert read.metadata["source"] == str(ARTICLE)  # a Path works as a source too
-    assert "[Mara Lindqvist](/authors/mara)" in read.page_content  # no address: relative
+    # no address given: the canonical link's (issue 43), not relative links
+    assert "[Mara Lindqvist](https://gazette.example/authors/mara)" in read.page_content
 
 
 def test_loader_refuses_loopback_by_default_after_yielding_earlier_pages(
@@ -242,7 +244,8 @@ def test_loader_takes_a_shared_extractor(langchain: Any) -> None:
 
     shared = Extractor(config=output_config(links=True))
     doc = langchain.BlockdexLoader(ARTICLE, extractor=shared).load()[0]
-    assert "[Mara Lindqvist](/authors/mara)" in doc.page_content
+    # resolved against the page's canonical link (it has no other address: issue 43)
+    assert "[Mara Lindqvist](https://gazette.example/authors/mara)" in doc.page_content
     with pytest.raises(BlockdexError, match="either an extractor or"):
         langchain.BlockdexLoader(ARTICLE, extractor=shared, links=True)
 
@@ -313,7 +316,8 @@ def test_transformer_query_set_once_or_per_call(langchain: Any) -> None:
         assert BIRDS_SENTENCE in doc.page_content
         assert FIRST_SENTENCE not in doc.page_content
         assert doc.metadata["query"] == "wading birds"
-        assert "url" not in doc.metadata  # no http(s) source: links stay relative
+        # no http(s) source: the page's canonical link is its address (issue 43)
+        assert doc.metadata["url"] == "https://gazette.example/science/tidal-storage"
 
 
 def test_transformer_on_a_document_that_is_not_html(langchain: Any) -> None:

@@ -96,7 +96,9 @@ class _ReadsHtml:
     name = "reads-html"
 
     def predict(self, page, query=None):
-        return Selection.from_indices([b.index for b in page.blocks if "<code>" in b.html])
+        return Selection.from_indices(
+            [b.index for b in page.blocks if "<code>" in b.html and b.tag != "pre"]
+        )
 
 
 def test_a_predictor_that_may_read_markup_gets_it_in_a_text_run() -> None:

@@ -315,3 +315,33 @@ def test_html_writes_finds_what_the_regex_finds(code: str) -> None:
     fast = [(m.span(), m.groupdict()) for m in clean._html_writes(code)]
     slow = [(m.span(), m.groupdict()) for m in clean._JS_HTML_WRITE_RE.finditer(code)]
     assert fast == slow
+
+
+_URL_PIECES = [
+    *("/", "//", "a", "b.png", "?", "#", ";", ".", "..", "x=1", "%2e", ":", "@", " ", "\t"),
+    *("\n", "[", "]", "h.example", "/.", "/..", ";.", "mailto:", "c:", "\x01", "\x7f", "é"),
+]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.sampled_from(
+        [
+            *("https://h.example/a/b.html?q#f", "http://h.example", "ftp://h/x", ""),
+            *("https://u@h:8/x/", " https://h/ ", "https://h.example/a/../b/", "https://h/a;p?q"),
+        ]
+    ),
+    st.sampled_from(["", "http://", "https://", "//", "/", "HTTP://", "http:", "a/", "../", " "]),
+    st.lists(st.sampled_from(_URL_PIECES), max_size=9),
+)
+def test_resolved_url_is_urljoin(base: str, start: str, pieces: list[str]) -> None:
+    from urllib.parse import urljoin
+
+    from blockdex.segment import resolved_url
+
+    href = start + "".join(pieces)
+    try:
+        want = urljoin(base, href)
+    except ValueError:
+        return
+    assert resolved_url(base, href) == want

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import http.server
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -658,3 +659,37 @@ def test_a_fallback_and_the_units_are_in_the_response(api: httpx.Client) -> None
     primary = body["units"][body["primary_unit"]]
     assert primary["title"].startswith("Riverton") and "fallback" not in body
     assert {b["unit"] for b in body["blocks"] if "unit" in b}
+
+
+# -- the fields of the other doors (issue 43) --------------------------------------------------
+
+
+def test_a_text_plain_body_is_told_what_to_send(api: httpx.Client) -> None:
+    body = _assert_error(
+        api.post("/v1/extract", content=b"<p>hello</p>", headers={"content-type": "text/plain"}),
+        415,
+        "unsupported_media_type",
+    )
+    assert "text/plain" in body["detail"] and "text/html" in body["detail"]
+    assert "application/json" in body["detail"]
+    body = _assert_error(
+        api.post("/v1/extract/batch", content=b"pages", headers={"content-type": "text/plain"}),
+        415,
+        "unsupported_media_type",
+    )
+    assert '"pages"' in body["detail"]
+    # JSON sent as text/plain (a browser's fetch() without a header) is still read
+    sent = json.dumps({"html": ARTICLE}).encode()
+    resp = api.post("/v1/extract", content=sent, headers={"content-type": "text/plain"})
+    assert resp.status_code == 200
+
+
+def test_an_empty_answer_carries_the_note_the_cli_prints(api: httpx.Client) -> None:
+    resp = api.post(
+        "/v1/extract", json={"html": ARTICLE, "query": "zeppelin maintenance in antarctica"}
+    )
+    assert resp.status_code == 200
+    body = resp.json()
+    if body["indices"]:  # the query predictor found something after all: nothing to check
+        pytest.skip("the query matched a block")
+    assert body["notes"] == ["empty result: no block matched the query"]

@@ -223,6 +223,14 @@ _HAND_MADE = [
     "<table><tr> <td>a</td> <td> b </td>\n</tr><tr><td>c</td></tr></table>"
     "<div> <b> <p>x</p> y <p>z</p></b> </div><div><a> </a><p>p</p>after <a href=#>l</a></div>"
     "<div><a href=#><img src=x.png></a><p>q</p>tail</div><li> <code> </code> </li>",
+    # breaks a block's text keeps (one a line break, several a paragraph break; none at its ends)
+    # and those it does not (headings, table rows, <pre>)
+    "<p><br>a<br>b <br> \n <br>c<br><b><br></b></p><h3>h<br>i</h3><div>x<br><br></div>"
+    "<table><tr><td>r<br>s</td></tr></table><pre>p<br>q</pre><li>\u00a0<br>li</li>",
+    # code languages: the pre's, its code's, its wrappers' (two levels up), data-lang, none
+    "<div class='highlight-python'><div class=highlight><pre>a</pre></div></div>"
+    "<pre class='brush: js'>b<div>c</div></pre><pre data-lang=Ruby><code class=lang-go>d</code></pre>"
+    "<div class=highlight-default><div><div><pre class=language->e</pre></div></div></div>",
 ]
 
 
@@ -524,6 +532,49 @@ def test_compiled_noise_removal_leaves_the_tree_the_python_steps_leave(
             assert (fast.tree.body is None) == (slow.tree.body is None)
             assert (fast.tree.head is None) == (slow.tree.head is None)
     assert compiled_runs > 20
+
+
+_INTERFACE_PAGES = [
+    # hover cards: by class, nested (the inner one goes), triggers, a "MORE" card after its name
+    '<p>A <span class="tooltip">t<span class="tooltiptext">tip</span></span> '
+    '<span class="s-popover--content">p</span><a class="x-tooltip">a</a>'
+    '<span class="q-tooltip" title="x">titled</span><div class="ss-tooltip">'
+    '<button class="ss-tooltip-label">n</button></div><body class="wvs-tooltip">b</body></p>',
+    '<p>Gov. <span><a href="/p">Name</a> <!-- c --> <span><span><a href="/p">Full</a>'
+    '<a href="/s">Story</a><a href="/p">More »</a></span></span></span> said.</p>'
+    '<p><a href="/q">N</a><div><a href="/r">x</a><a href="/q">MORE</a></div></p>',
+    # permalinks: by class, by the id of the heading or its section, glyphs, words, too long
+    '<section id=s><h2 id=h>T<a class="headerlink" href="#s">¶</a>'
+    '<a href="#h"> 🔗️ </a><a href="#h">Link to this heading</a>'
+    '<a href="#h">words here</a><a href="#other">#</a><a class=ANCHOR href=/x>§</a>'
+    f'<a class=anchor href="#h">{"#" * 70}</a></h2></section>',
+]
+
+
+@needs_compiled_walk
+def test_compiled_interface_removal_leaves_the_tree_the_python_rules_leave(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the compiled walk only picks the candidates the rules read: the same elements go
+    pages: list[str | bytes] = [*_INTERFACE_PAGES, *_HAND_MADE]
+    pages += [p.read_bytes() for p in _test_pages(data_dir)]
+    pages += [c.data for c in corpus.cases(fast=True)]
+    removed = 0
+    for html in pages:
+        try:
+            fast, slow = parse_html(html), parse_html(html)
+        except BlockdexError:
+            continue
+        clean_module.drop_noise(fast)
+        clean_module.drop_noise(slow)
+        n_fast = clean_module.drop_interface(fast)
+        with monkeypatch.context() as m:
+            m.setattr(clean_module, "compiled", None)
+            n_slow = clean_module.drop_interface(slow)
+        assert n_fast == n_slow
+        assert fast.tree.html == slow.tree.html
+        removed += n_fast
+    assert removed >= 7  # the hand-made pages alone remove 7
 
 
 @pytest.mark.parametrize(
@@ -1533,3 +1584,73 @@ def test_compiled_readability_columns_equal_python_on_dataset_pages(
         for page in load_dataset(name, limit=40):
             fast, slow = _features_both_ways(page.html, monkeypatch)
             np.testing.assert_array_equal(fast, slow, err_msg=f"{name} {page.id}")
+
+
+items_module = importlib.import_module("blockdex.items")
+
+
+def _segment_page(html: str) -> Page:
+    from blockdex.extract import Extractor
+
+    return Extractor("all").segment(html)
+
+
+def _item_lists_both_ways(blocks: tuple[Block, ...]) -> tuple:
+    fast = items_module.find_item_lists(blocks)
+    compiled, items_module.compiled = items_module.compiled, None
+    try:
+        slow = items_module.find_item_lists(blocks)
+    finally:
+        items_module.compiled = compiled
+    return fast, slow
+
+
+@needs_compiled
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.integers(1, 9), min_size=1, max_size=5).map(tuple),
+            st.sampled_from(["div", "li", "p", "article"]),
+            st.sampled_from(["", "card", "card big", "row-1", "row-2"]),
+            st.sampled_from(["dom", "script"]),
+        ),
+        max_size=30,
+    )
+)
+def test_compiled_item_lists_equal_python_on_random_scopes(rows: list) -> None:
+    """Blocks with random nested scopes (ids small, so siblings repeat): the same lists."""
+    blocks = tuple(
+        Block(
+            index=i,
+            tag="p",
+            html="a b c d e",
+            text="a b c d e",
+            source=source,
+            scope=(0, *scope),
+            scope_attrs=("", *([cls] * len(scope))),
+            path=">".join(["body", *([tag] * len(scope))]),
+        )
+        for i, (scope, tag, cls, source) in enumerate(rows)
+    )
+    fast, slow = _item_lists_both_ways(blocks)
+    assert fast == slow
+    assert items_module.compiled.children([*blocks, object()]) is None  # not all Blocks
+
+
+@needs_compiled
+def test_compiled_item_lists_equal_python_on_the_test_pages(data_dir: Path) -> None:
+    for path in sorted(data_dir.rglob("*.html")):
+        page = _segment_page(path.read_text(encoding="utf-8", errors="replace"))
+        fast, slow = _item_lists_both_ways(page.blocks)
+        assert fast == slow, path.name
+
+
+@needs_compiled
+@pytest.mark.dataset
+def test_compiled_item_lists_equal_python_on_dataset_pages(shared_data: Path) -> None:
+    for name in ("scrapinghub-aeb", "wcxb", "trafilatura-eval"):
+        for page in load_dataset(name, limit=60):
+            blocks = _segment_page(page.html).blocks
+            fast, slow = _item_lists_both_ways(blocks)
+            assert fast == slow, f"{name} {page.id}"

@@ -68,6 +68,23 @@ cdef int _load_block_offsets(type block_cls) except -1:
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
+cdef tuple _blocks_of_class(blocks):
+    """``blocks`` as a tuple when every one is of one class with ``Block``'s slots (their
+    offsets loaded), else None: the caller then reads them as Python objects."""
+    cdef tuple seq = blocks if type(blocks) is tuple else tuple(blocks)
+    if not seq:
+        return seq
+    cls = type(seq[0])
+    for b in seq:
+        if type(b) is not cls:
+            return None
+    try:
+        _load_block_offsets(cls)
+    except TypeError:  # not a class with Block's slots
+        return None
+    return seq
+
+
 cdef Py_ssize_t _number_scopes(
     list scopes, Py_ssize_t total, Py_ssize_t *off, Py_ssize_t *ids
 ) except -1:

@@ -41,6 +41,7 @@ cdef extern from *:
         uintptr_t local_name
         uintptr_t prefix
         bd_node *next
+        bd_node *prev
         bd_node *parent
         bd_node *first_child
         int type

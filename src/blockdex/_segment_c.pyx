@@ -277,6 +277,8 @@ cdef class _CFrame:
     cdef bint solid  # the run's text holds more than the blank nodes' spaces and <br>'s newlines
     cdef bint blank  # a blank node was left out at the start of the run (see enter)
     cdef Py_ssize_t link_chars, n_links
+    cdef str language  # a <pre> frame's code language (segment._Frame.language)
+    cdef bint breaks  # the run's text holds a segment.BREAK_MARK
     cdef bd_node *node
     cdef _CFrame parent
 
@@ -356,6 +358,7 @@ cdef class _CFrame:
         self.text = None
         self.solid = False
         self.blank = False
+        self.breaks = False
         self.link_chars = 0
         self.n_links = 0
 
@@ -380,7 +383,10 @@ cdef class _CWalker:
     cdef frozenset block_tags, structural_tags, cell_tags, pre_tags, row_inner_tags
     cdef frozenset nested_table_tags
     cdef dict kept_inline
-    cdef object lang_re, link_open
+    cdef object code_language, link_open, squash_breaks
+    cdef int max_language_levels
+    cdef str break_mark  # segment.BREAK_MARK
+    cdef frozenset heading_tags
     cdef tuple image_keys  # (name, its bytes) of segment.IMAGE_ATTRIBUTES
     cdef bint markup  # SegmentConfig.markup
     cdef str link_base, base
@@ -427,7 +433,11 @@ cdef class _CWalker:
         self.row_inner_tags = c.ROW_INNER_TAGS
         self.nested_table_tags = c.NESTED_TABLE_TAGS
         self.kept_inline = c.KEPT_INLINE
-        self.lang_re = c._LANG_RE
+        self.code_language = c.code_language
+        self.max_language_levels = cfg.max_language_levels
+        self.break_mark = c.BREAK_MARK
+        self.squash_breaks = c.squash_breaks
+        self.heading_tags = c.HEADING_TAGS
 
     cdef str tag_of(self, bd_node *node):
         cdef uintptr_t key
@@ -537,7 +547,7 @@ cdef class _CWalker:
             text = text_raw.strip("\n")
             has_text = bool(text.strip())
         else:
-            text = _squash(text_raw)
+            text = self.squash_breaks(text_raw) if frame.breaks else _squash(text_raw)
             has_text = bool(text)
         if has_text:
             if not frame.markup:
@@ -562,7 +572,7 @@ cdef class _CWalker:
                     self.depth,
                     frame.link_chars,
                     frame.n_links,
-                    (),
+                    (("language", frame.language),) if frame.language else (),
                     self.source,
                     frame.scope,
                     frame.scope_attrs(self.max_path_levels),
@@ -621,7 +631,8 @@ cdef class _CWalker:
                 if sib.type == NODE_ELEMENT and self.tag_of(sib) == "source":
                     sources.append(_attr(sib, b"srcset") or _attr(sib, b"data-srcset") or "")
                 sib = sib.next
-        src = c.image_source({k: _attr(node, b) for k, b in self.image_keys}, sources, self.base)
+        attrs = {k: _attr(node, b) for k, b in self.image_keys}
+        src = c.image_source(attrs, sources, self.base)
         if src is None:
             return
         parent = self.frames[-1]
@@ -641,7 +652,7 @@ cdef class _CWalker:
                 self.depth + 1,
                 len(caption) if self.link_depth else 0,
                 1 if self.link_depth else 0,
-                c._image_attributes(src, caption, from_figure),
+                c._image_attributes(src, caption, from_figure, attrs.get("width")),
                 self.source,
                 _tail_plus(parent.scope, 1 - self.max_path_levels, node_id),
                 _tail_plus(
@@ -693,8 +704,33 @@ cdef class _CWalker:
         frame.joined = None
         frame.inline_stack = None
         frame.markup = self.markup
+        frame.language = ""
+        if mode == MODE_PRE:
+            if parent is not None and parent.mode == MODE_PRE:
+                frame.language = parent.language
+            else:
+                frame.language = self.pre_language(node)
         frame.reset_run()
         self.frames.append(frame)
+
+    cdef str element_language(self, bd_node *node):
+        """``segment._element_language``."""
+        return self.code_language(
+            _attr(node, b"class"), _attr(node, b"data-lang") or _attr(node, b"data-language")
+        )
+
+    cdef str pre_language(self, bd_node *node):
+        """``segment._pre_language``: the ``<pre>``'s language, else its nearest wrapper's."""
+        cdef int k
+        cdef str lang
+        for k in range(self.max_language_levels + 1):
+            if node == NULL or node.type != NODE_ELEMENT:
+                break
+            lang = self.element_language(node)
+            if lang:
+                return lang
+            node = node.parent
+        return ""
 
     cdef int row_mode(self, bd_node *row) except -2:
         """``segment._row_mode``: MODE_ROW, MODE_GRID or -1 (a layout row), in one pass."""
@@ -793,7 +829,15 @@ cdef class _CWalker:
             return True
         if kind == TAG_BR:
             if frame is not None:
-                frame.add("\n", "<br>")
+                # segment._keeps_breaks: flow and grid-cell frames but headings keep the break
+                if (
+                    (frame.mode == MODE_FLOW or frame.mode == MODE_CELL)
+                    and frame.tag not in self.heading_tags
+                ):
+                    frame.add(self.break_mark, "<br>")
+                    frame.breaks = True
+                else:
+                    frame.add("\n", "<br>")
             return False
         if kind == TAG_IMG:
             self.image(node)
@@ -803,14 +847,9 @@ cdef class _CWalker:
             return True
         if kind == TAG_KEPT:
             kept = self.kept_inline[tag]
-            opening = None  # markup off: add_html only notes that the run has markup
-            if frame.markup:
-                lang = ""
-                if kept == "code" and frame.mode == MODE_PRE:
-                    m = self.lang_re.search(_attr(node, b"class") or "")
-                    lang = m.group(1).lower() if m else ""
-                opening = f'<code class="language-{lang}">' if lang else f"<{kept}>"
-            frame.add_html(opening)
+            if kept == "code" and frame.mode == MODE_PRE:
+                frame.language = self.element_language(node) or frame.language
+            frame.add_html(f"<{kept}>" if frame.markup else None)
             if frame.inline_stack is None:
                 frame.inline_stack = [kept]
             else:

@@ -19,7 +19,7 @@ from cpython.unicode cimport (
 )
 from libc.stdint cimport uintptr_t
 from libc.stdlib cimport malloc, free, realloc
-from blockdex._common_c cimport _block_off, _field, _load_block_offsets
+from blockdex._common_c cimport _block_off, _blocks_of_class, _field
 from blockdex._lexbor_c cimport (
     NODE_ELEMENT, NODE_TEXT, _TagKinds, _ascii_ieq, _attr, _attr_first, _attr_next, _attr_qname,
     _attr_value, _decode, _following, _tag, _text_nodes, bd_chardata, bd_node,
@@ -288,23 +288,6 @@ cdef inline Py_ssize_t _heading_level(str tag) noexcept:
         return 0
     c = <Py_ssize_t> PyUnicode_READ_CHAR(tag, 1)
     return c - 48 if 49 <= c <= 54 else 0  # '1' … '6'
-
-
-cdef tuple _blocks_of_class(blocks):
-    """``blocks`` as a tuple when every one is of one class with ``Block``'s slots (their
-    offsets loaded), else None: the caller then reads them as Python objects."""
-    cdef tuple seq = blocks if type(blocks) is tuple else tuple(blocks)
-    if not seq:
-        return seq
-    cls = type(seq[0])
-    for b in seq:
-        if type(b) is not cls:
-            return None
-    try:
-        _load_block_offsets(cls)
-    except TypeError:  # not a class with Block's slots
-        return None
-    return seq
 
 
 def heading_positions(blocks):

@@ -10,9 +10,10 @@ order. Elements that carry no structure (``div``, ``section``, ``span``…) beco
 
 from __future__ import annotations
 
+import dataclasses
 import html as html_lib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -29,7 +30,15 @@ _TAG_OF = itemgetter(0)
 _CELLS = frozenset({"td", "th"})
 
 
-_CODE_CLASS_RE = re.compile(r'<code class="language-[^"<>]*">')
+def code_language(block: Block) -> str:
+    """The language of a code block's content (:func:`blockdex.segment.code_language`), or ''."""
+    for name, value in block.attributes:
+        if name == "language":
+            return value
+    return ""
+
+
+_CODE_CLOSE = "</code>"
 
 
 def _open_tag(tag: str) -> str:
@@ -50,8 +59,8 @@ def _block_content(block: Block) -> str:
         return f'<img src="{src}" alt="{alt}">'
     if block.tag == "pre":
         # plain text in one <code>, keeping the language the page declared for the fence
-        m = _CODE_CLASS_RE.match(block.html)
-        open_code = m.group(0) if m else "<code>"
+        lang = code_language(block)
+        open_code = f'<code class="language-{lang}">' if lang else "<code>"
         return f"{open_code}{html_lib.escape(block.text, quote=False)}</code>"
     return block.html
 
@@ -131,16 +140,154 @@ class Step(NamedTuple):
 
 _new_step = tuple.__new__
 
+# -- a query's answer under its headings ----------------------------------------------------------
 
-def layout(page: Page, selection: Selection) -> Iterator[Step]:
+CONTEXT = ("context", "true")
+"""The attribute of a heading written as a query answer's context (not kept itself)."""
+_CONTEXT_IDS = -(10**16)
+"""Context headings stand in elements of their own, numbered below every real one."""
+
+
+def is_context(block: Block) -> bool:
+    """Whether ``block`` is a heading written as context (:func:`with_context_headings`)."""
+    return CONTEXT in block.attributes
+
+
+def with_context_headings(
+    page: Page, selected: list[Block], context: Mapping[int, tuple[int, ...]]
+) -> list[Block]:
+    """``selected`` with the headings of ``context`` (:attr:`blockdex.page.Selection.context`)
+    before the blocks they are given for: each in an element of its own at the top (what is
+    open closes before it), marked :data:`CONTEXT`."""
+    out: list[Block] = []
+    for block in selected:
+        for index in context.get(block.index, ()):
+            heading = page.by_index(index)
+            out.append(
+                dataclasses.replace(
+                    heading,
+                    chain=((heading.tag, _CONTEXT_IDS - index),),
+                    attributes=(CONTEXT,),
+                    split=None,
+                )
+            )
+        out.append(block)
+    return out
+
+
+# -- one image per position ---------------------------------------------------------------------
+
+SIZE_WORDS = {
+    "thumb": 1,
+    "thumbnail": 1,
+    "xxs": 1,
+    "xs": 2,
+    "sm": 3,
+    "small": 3,
+    "mobile": 3,
+    "md": 4,
+    "medium": 4,
+    "lg": 5,
+    "large": 5,
+    "desktop": 5,
+    "xl": 6,
+    "xxl": 7,
+    "retina": 8,
+}
+"""Words that name a variant's size in its file name, smallest first."""
+_SIZE_MARK_RE = re.compile(
+    r"(?i)(?:\d+x\d+|(?<![a-z])("
+    + "|".join(sorted(SIZE_WORDS, key=len, reverse=True))
+    + r")(?![a-z]))"
+)
+"""What sets a picture's size variants apart in its file name (``photo-300x200.jpg``,
+``lg_1532.jpg``, ``hero-mobile.webp``): left out when telling whether two sources show one
+picture."""
+_SIZE_HINT_RE = re.compile(
+    r"(?i)(?:[?&](?:w|width|size)=|(?<![a-z])[wh]_|resize:fit:)(\d{2,5})|(\d{2,5})x\d{2,5}"
+)
+"""A width a source's address asks for (``?w=2400``, ``width=640``, ``w_800``, ``640x425``)."""
+
+
+def picture_key(src: str) -> tuple[str, str]:
+    """The picture an image address shows, whatever its size: its host (lower-cased) and file
+    name, the size marks (:data:`_SIZE_MARK_RE`), the query and the fragment left out."""
+    rest = src.partition("#")[0].partition("?")[0]
+    scheme, sep, after = rest.partition("//")
+    host, _, path = after.partition("/") if sep and "/" not in scheme else ("", "", rest)
+    return (host.lower(), _SIZE_MARK_RE.sub("", path.rpartition("/")[2]))
+
+
+def _source_size(block: Block) -> tuple[int, int]:
+    """How large an image's source is: the width it declares, else the largest width its
+    address asks for (:data:`_SIZE_HINT_RE`), else 0; then the size its file name says in
+    words (:data:`SIZE_WORDS`)."""
+    attrs = dict(block.attributes)
+    src = attrs.get("src", "")
+    if attrs.get("width", "").isdigit():
+        width = int(attrs["width"])
+    else:
+        width = max((int(a or b) for a, b in _SIZE_HINT_RE.findall(src)), default=0)
+    name = src.rpartition("/")[2].partition("?")[0]
+    words = [SIZE_WORDS[w.lower()] for w in _SIZE_MARK_RE.findall(name) if w]
+    return width, max(words, default=0)
+
+
+def image_variants(blocks: list[Block]) -> tuple[set[int], dict[int, Block]]:
+    """The responsive and lazy variants among the selected ``blocks``: images with one caption
+    that show one picture (:func:`picture_key`) from another source than the first of them.
+    Returns the indices of the variants (not written) and, for each first image whose variants
+    hold a larger source, the block written in its place with the largest source."""
+    skipped: set[int] = set()
+    replaced: dict[int, Block] = {}
+    images = [b for b in blocks if b.tag == "img"]
+    if len(images) < 2:
+        return skipped, replaced
+    by_caption: dict[str, list[Block]] = {}
+    for block in images:
+        by_caption.setdefault(block.text, []).append(block)
+    first: dict[tuple[str, tuple[str, str]], list[tuple[Block, str]]] = {}
+    for caption, images in by_caption.items():
+        if len(images) > 1:  # a caption seen once has no variant: no address read
+            for block in images:
+                src = dict(block.attributes).get("src", "")
+                if src:
+                    first.setdefault((caption, picture_key(src)), []).append((block, src))
+    for group in first.values():
+        if len(group) < 2:
+            continue
+        head, head_src = group[0]
+        variants = [b for b, src in group[1:] if src != head_src]
+        if not variants:
+            continue
+        skipped.update(b.index for b in variants)
+        best = max([head, *variants], key=_source_size)  # the first of the largest
+        if best is not head:
+            attrs = tuple(
+                (k, dict(best.attributes)["src"]) if k == "src" else (k, v)
+                for k, v in head.attributes
+                if k != "width"
+            )
+            replaced[head.index] = dataclasses.replace(head, attributes=attrs)
+    return skipped, replaced
+
+
+def layout(page: Page, selection: Selection, variants: bool = True) -> Iterator[Step]:
     """The selected blocks (and the header rows of their tables) in page order, each with the
     elements to close and open before it: the structure both the HTML and the Markdown writers
-    follow."""
+    follow. An image's variants are written once (:func:`image_variants`; ``variants=False``:
+    not looked for, the writer leaving images out); the headings a query's answer is given under
+    come before their blocks (:func:`with_context_headings`)."""
     wanted = set(selection.indices)
     selected = selected_blocks(page, wanted)
     with_headers = with_table_headers(page, wanted, selected)
     if with_headers is not wanted:  # header rows added
         selected = selected_blocks(page, with_headers)
+    skipped, replaced = image_variants(selected) if variants else (set(), {})
+    if skipped:
+        selected = [replaced.get(b.index, b) for b in selected if b.index not in skipped]
+    if selection.context:
+        selected = with_context_headings(page, selected, selection.context)
     open_stack: list[tuple[str, int]] = []  # (written tag, node id)
     prev_split: int | None = None
     prev_img = False
@@ -189,13 +336,27 @@ def assemble_body(page: Page, selection: Selection) -> str:
     for step in layout(page, selection):
         while len(open_tags) > step.stay:
             out.append(f"</{open_tags.pop()}>")
+        if step.joint == "newline" and out and out[-1] == _CODE_CLOSE:
+            # the next part of a code block: in the <code> the first part opened
+            out[-1] = "\n"
+            out.append(html_lib.escape(step.block.text, quote=False))
+            out.append(_CODE_CLOSE)
+            continue
         out.append(_JOINTS[step.joint])
         for tag, nid in step.opened:
             if step.block.tag == "img" and nid == step.opened[-1][1]:
                 out.append(" ")
-            out.append(_open_tag(tag))
+            if nid <= _CONTEXT_IDS:  # a heading given as a query answer's context
+                out.append(f'<{tag} data-context="">')
+            else:
+                out.append(_open_tag(tag))
             open_tags.append(tag)
-        out.append(_block_content(step.block))
+        content = _block_content(step.block)
+        if step.block.tag == "pre":
+            out.append(content[: -len(_CODE_CLOSE)])
+            out.append(_CODE_CLOSE)
+        else:
+            out.append(content)
     while open_tags:
         out.append(f"</{open_tags.pop()}>")
     return "".join(out)

@@ -327,7 +327,11 @@ def _limit_memory(limit_mb: int) -> None:
 
 
 def extract_record(extractor: Any, page: PageInput, cfg: BatchConfig) -> dict[str, Any]:
-    """One output record for ``page`` (never raises for bad input)."""
+    """One output record for ``page`` (never raises for bad input): the fields of the other
+    doors (``url`` — the page's own when none is given —, ``warnings``, ``notes``, the
+    ``metadata`` a crawl records)."""
+    from blockdex.render import result_notes
+
     t0 = time.perf_counter()
     record: dict[str, Any] = {
         "seq": page.seq,
@@ -346,13 +350,15 @@ def extract_record(extractor: Any, page: PageInput, cfg: BatchConfig) -> dict[st
         sel = result.selection
         record.update(
             title=result.page.title,
-            url=result.page.url or page.url,
+            url=result.page.url or page.url,  # without one given, the page's own (canonical)
             content=result.render(cfg.output),
             indices=[list(iv) for iv in sel.intervals],
             n_blocks=len(result.page.blocks),
             **result.page.page_type.to_json(),
             warnings=list(result.page.warnings) + list(sel.warnings),
+            notes=result_notes(result.page, sel, result.query),
             fallback=sel.fallback,
+            metadata=dict(result.page.meta),
         )
         if cfg.include_blocks:
             wanted = set(sel.indices)
@@ -591,7 +597,9 @@ def _write_parquet(path: Path, records: list[dict[str, Any]]) -> None:
     fields += [
         pa.field("indices", pa.list_(pa.list_(pa.int64()))),
         pa.field("warnings", pa.list_(pa.string())),
+        pa.field("notes", pa.list_(pa.string())),
         pa.field("blocks_json", pa.string()),
+        pa.field("metadata_json", pa.string()),
     ]
     columns: dict[str, list[Any]] = {f.name: [] for f in fields}
     for rec in records:
@@ -599,8 +607,11 @@ def _write_parquet(path: Path, records: list[dict[str, Any]]) -> None:
             columns[name].append(rec.get(name))
         columns["indices"].append(rec.get("indices"))
         columns["warnings"].append(rec.get("warnings"))
+        columns["notes"].append(rec.get("notes"))
         blocks = rec.get("blocks")
         columns["blocks_json"].append(json.dumps(blocks, ensure_ascii=False) if blocks else None)
+        meta = rec.get("metadata")
+        columns["metadata_json"].append(json.dumps(meta, ensure_ascii=False) if meta else None)
     table = pa.table(columns, schema=pa.schema(fields))
     pq.write_table(table, path)
 

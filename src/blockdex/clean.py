@@ -9,6 +9,9 @@ Phases, in order (each a function below):
    rescued twice (``new_fragments`` compares with the page text once the noise is gone).
 2. ``drop_noise`` — remove elements that never carry readable content (script, style, svg…),
    elements the author hid, and comments.
+3. ``drop_interface`` — remove what the page shows only on demand or as a tool, though its
+   class, not an inline style, hides it: hover cards, tooltips and popovers (the name they
+   describe stays), and the permalink anchors of headings (``¶``, ``#``, ``🔗``).
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
-from itertools import repeat
+from functools import lru_cache, partial
+from itertools import islice, repeat
+from typing import Any
 
 from blockdex.mathtex import formulas_to_tex
 from blockdex.parse import (
@@ -32,6 +36,7 @@ from blockdex.parse import (
     load_json_once,
     parse_bounded,
 )
+from blockdex.segment import BLOCK_TAGS
 from blockdex.speedups import lexbor, twin
 
 compiled = twin(__name__)
@@ -72,6 +77,23 @@ class CleanConfig:
     formulas: bool = True
     """Write formulas (MathJax, KaTeX, MathML, Wikipedia's math) as TeX text before scripts and
     ``<math>`` are dropped (:mod:`blockdex.mathtex`)."""
+    drop_cards: bool = True
+    """Remove hover cards, tooltips and popovers (:func:`hover_card`, :func:`more_card`): a
+    reader sees them only when pointing at a name, yet their text would run into the sentence."""
+    drop_permalinks: bool = True
+    """Remove permalink anchors (:func:`permalink`): a glyph or "Permalink" after each heading
+    is a tool, not text (``## A Minimal Application¶``)."""
+    max_link_text_chars: int = 64
+    """A permalink or a card's "MORE" link reads at most this many characters, spaces
+    included: longer links are not read for them (speed)."""
+    max_glyph_chars: int = 3
+    """A permalink's lone glyph has at most this many characters besides spaces, none a letter
+    or digit (``¶``, ``§``, ``#``; ``🔗`` with its variation selector is two)."""
+    permalink_levels: int = 3
+    """How far up from a link to look for the element whose ``id`` it names: its heading, or
+    the section around the heading (Sphinx)."""
+    card_levels: int = 4
+    """How far up from a "MORE" link to look for the card it ends (right after the name)."""
 
     def __post_init__(self) -> None:
         check_minimums(self, _CLEAN_MINIMUMS)
@@ -88,6 +110,10 @@ _CLEAN_MINIMUMS = {
             "probe_word_chars",
             "min_probe_words",
             "noscript_content_chars",
+            "max_link_text_chars",
+            "max_glyph_chars",
+            "permalink_levels",
+            "card_levels",
         ),
         0,
     ),
@@ -144,6 +170,19 @@ HIDDEN_SELECTOR = ", ".join(
 
 # Keys in JSON-LD whose string value is the article text.
 JSONLD_TEXT_KEYS = frozenset({"articleBody", "text", "reviewBody", "answerText"})
+# A product's facts, as a shopper reads them, from its JSON-LD Product item: label, then the path
+# of keys to the value (in the item, or in its first offer).
+PRODUCT_FACTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Price", ("offers", "price")),
+    ("Availability", ("offers", "availability")),
+    ("Rating", ("aggregateRating", "ratingValue")),
+    ("Brand", ("brand", "name")),
+    ("SKU", ("sku",)),
+)
+"""The facts a product page's own structured data gives and its visible HTML often lacks (a
+price drawn by a script, a rating widget): each is rescued when its value is not on the page."""
+_PRODUCT_TYPES = frozenset({"product", "productgroup", "individualproduct", "productmodel"})
+_SCHEMA_WORD_RE = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _STATE_ASSIGN_RE = re.compile(
     r"(?:window\.)?(?:__INITIAL_STATE__|__PRELOADED_STATE__|__NUXT__|__APOLLO_STATE__|__DATA__)\s*=\s*"
 )
@@ -393,6 +432,92 @@ def new_fragments(
     return found
 
 
+def _jsonld_items(data: object) -> Iterator[dict[str, object]]:
+    """The top-level items of a JSON-LD script and the members of their ``@graph``."""
+    for item in data if isinstance(data, list) else [data]:
+        if isinstance(item, dict) and isinstance(item.get("@graph"), list):
+            yield from (g for g in item["@graph"] if isinstance(g, dict))
+        elif isinstance(item, dict):
+            yield item
+
+
+def _is_product(item: dict[str, object]) -> bool:
+    declared = item.get("@type")
+    types = declared if isinstance(declared, list) else [declared]
+    return any(isinstance(t, str) and t.strip().lower() in _PRODUCT_TYPES for t in types)
+
+
+def _fact_value(item: dict[str, object], path: tuple[str, ...]) -> str:
+    """The text of the value at ``path`` (an offer list's first offer; a price with its currency,
+    an AggregateOffer's range; a schema.org URL such as ``…/InStock`` as words)."""
+    value: object = item
+    for key in path:
+        if isinstance(value, list):
+            value = value[0] if value else None
+        if not isinstance(value, dict):
+            return ""
+        if key == "price" and "price" not in value and "lowPrice" in value:
+            low, high = value.get("lowPrice"), value.get("highPrice")
+            value = f"{low} – {high}" if high not in (None, "", low) else low
+            break
+        value = value.get(key)
+    if isinstance(value, list):
+        value = value[0] if value else None
+    if isinstance(value, dict):
+        value = value.get("name")
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return ""
+    text = " ".join(str(value).split())
+    if path[-1] == "availability":
+        word = text.rstrip("/").rsplit("/", 1)[-1]
+        text = _SCHEMA_WORD_RE.sub(" ", word).capitalize()
+    elif path[-1] == "price" and text:
+        offer = item.get("offers")
+        offer = offer[0] if isinstance(offer, list) and offer else offer
+        currency = offer.get("priceCurrency") if isinstance(offer, dict) else None
+        if isinstance(currency, str) and currency.strip():
+            text = f"{text} {currency.strip()}"
+    elif path[-1] == "ratingValue" and text:
+        rating = item.get("aggregateRating")
+        count = (
+            rating.get("reviewCount") or rating.get("ratingCount")
+            if isinstance(rating, dict)
+            else None
+        )
+        best = rating.get("bestRating") if isinstance(rating, dict) else None
+        text += f" out of {best}" if isinstance(best, str | int | float) else " out of 5"
+        if isinstance(count, str | int) and str(count).strip():
+            text += f" ({count} reviews)"
+    return text[:200]
+
+
+def product_facts(doc: Document, visible: str) -> list[tuple[str, str]]:
+    """``(label, value)`` facts of the page's one JSON-LD Product (:data:`PRODUCT_FACTS`) whose
+    value the visible text (``visible``, lower-cased) lacks; none when the page declares no
+    product or several (a collection's list of products describes no one product)."""
+    products = [
+        item
+        for data in doc.parsed_json.values()
+        if data is not BAD_JSON
+        for item in _jsonld_items(data)
+        if _is_product(item)
+    ]
+    if len(products) != 1:
+        return []
+    facts = []
+    for label, path in PRODUCT_FACTS:
+        value = _fact_value(products[0], path)
+        shown = value.split(" (")[0].split(" out of ")[0].lower()
+        if label == "Price":
+            shown = value.split(" ")[0]
+            number = shown.replace(",", "")
+            if number in visible or number.replace(".", ",") in visible:
+                continue
+        if value and shown not in visible:
+            facts.append((label, value))
+    return facts
+
+
 def keep_content_noscripts(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> int:
     """Unwrap ``<noscript>`` elements that hold a page's content; returns how many.
 
@@ -421,7 +546,7 @@ def drop_noise(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> None:
     if walks is not None:
         # One walk removes the outermost noise and hidden elements, unless a noscript may hold
         # content (then the steps below decide). The head goes through selectolax, which then
-        # resets its cached pointer to it.
+        # resets its cached pointer to it. The walk also picks what drop_interface reads.
         done = walks.noise_drop(
             root.mem_id,
             _NOISE_NAMES,
@@ -429,11 +554,14 @@ def drop_noise(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> None:
             head.mem_id if head is not None else 0,
             body.mem_id if body is not None else 0,
             cfg.drop_hidden,
+            _interface_needles(cfg) if cfg.drop_cards or cfg.drop_permalinks else None,
         )
         if done is not None:
             if done[1] and head is not None:
                 head.decompose()
             tree.strip_tags([])  # no tag: only records that the tree changed
+            if len(done) > 2:
+                doc.interface = done[2]
             return
     if cfg.noscript_content_chars:
         keep_content_noscripts(doc, cfg)
@@ -446,17 +574,279 @@ def drop_noise(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> None:
             node.decompose()
 
 
+# -- what the page shows only on demand: hover cards, tooltips, popovers, permalinks -----------
+
+CARD_CLASS_RE = re.compile(
+    r"(?:^(?:[a-z0-9]{1,5}[-_]+)?|__)(?:hover-?card|tool-?tip|pop-?over)"
+    r"(?:[-_]*(?:text|content|inner|body|card|box|panel|wrapper|container|popup|block))?$",
+    re.I | re.A,
+)
+"""A class token naming a card that shows on hover: the card word, after at most a short
+prefix (``s-popover``, ``q-tooltip``) or as a BEM element (``x__tooltiptext``), before at most
+a part's name (``tooltiptext``, ``popover-content``). Not the element that opens one
+(``has-tooltip``, ``tooltip-trigger``) nor one that merely has one
+(``recipe-servings-adjustable-tooltip``)."""
+CARD_TRIGGER_RE = re.compile(
+    r"(?:hover-?card|tool-?tip|pop-?over)[-_]*"
+    r"(?:trigger|toggler?|label|button|btn|icon|link|anchor|target|handle)",
+    re.I | re.A,
+)
+"""A class token naming what opens a card (``ss-tooltip-label``, ``tooltip-trigger``): the
+visible name, which stays."""
+CARD_NEEDLES = ("hovercard", "hover-card", "tooltip", "tool-tip", "popover", "pop-over")
+"""What a class of :data:`CARD_CLASS_RE` or :data:`CARD_TRIGGER_RE` holds (ASCII case ignored):
+only such classes are read further."""
+CARD_TRIGGER_TAGS = frozenset({"a", "button", "img", "abbr", "label", "summary", "input"})
+"""Elements that are what a reader points at, never the card itself."""
+NOT_CARD_TAGS = frozenset({"html", "body", "main", "article"})
+"""The page and its articles are never a card, whatever a class says (a plugin's
+``wvs-tooltip`` on ``<body>`` enables tooltips)."""
+CARD_TRIGGER_ATTRIBUTES = (
+    "title",
+    "data-tooltip",
+    "data-toggle",
+    "data-bs-toggle",
+    "data-original-title",
+    "data-tippy-content",
+    "data-content",
+    "data-title",
+)
+"""Attributes that hold a tip or open one: their element is the trigger, not the card."""
+PERMALINK_CLASSES = frozenset(
+    {
+        "headerlink",
+        "anchor",
+        "anchor-link",
+        "anchorlink",
+        "anchorjs-link",
+        "header-anchor",
+        "heading-anchor",
+        "hash-link",
+        "permalink",
+    }
+)
+"""Classes of permalink anchors (Sphinx's ``headerlink``, GitHub's ``anchor``, Docusaurus's
+``hash-link``…)."""
+PERMALINK_NEEDLES = ("headerlink", "anchor", "hash-link", "permalink")
+"""What each of :data:`PERMALINK_CLASSES` holds: only links whose class holds one, or whose
+address is a ``#fragment``, are read further."""
+PERMALINK_TEXTS = frozenset(
+    {
+        "permalink",
+        "link",
+        "anchor",
+        "link to this heading",
+        "link to this headline",
+        "link to this section",
+        "permalink to this heading",
+        "permalink to this headline",
+        "permalink to this section",
+        "direct link to heading",
+    }
+)
+"""What a permalink says in words, lower-cased (a glyph being the other way)."""
+PERMALINK_TEXT_NEEDLES = ("link", "anchor")
+"""What each of :data:`PERMALINK_TEXTS` holds: a link's text is read further only when it
+holds one, or is short enough to be a glyph."""
+MORE_LINK_RE = re.compile(r"\s*more\s*[»›>….]*\s*", re.I | re.A)
+"""The text of the link that ends a hover card ("MORE")."""
+_MORE_NEEDLE = "more"
+
+_UI_CARD, _UI_LINK = 1, 2
+
+
+def _is_element(node: object | None) -> bool:
+    tag = getattr(node, "tag", None)
+    return bool(tag) and tag[0] not in "-_!#"  # type: ignore[index]
+
+
+def _classes(node: Any) -> list[str]:
+    return (node.attributes.get("class") or "").split()
+
+
+def hover_card(node: Any) -> bool:
+    """Whether ``node`` is a hover card, tooltip or popover: a class names one
+    (:data:`CARD_CLASS_RE`), it is not what a reader points at (:data:`CARD_TRIGGER_TAGS`,
+    :data:`CARD_TRIGGER_ATTRIBUTES`) nor the page (:data:`NOT_CARD_TAGS`), and it holds no other part of a card (a card inside is
+    dropped itself; a :data:`CARD_TRIGGER_RE` inside is the visible name, so ``node`` wraps name
+    and card and stays)."""
+    tag = node.tag
+    if tag in CARD_TRIGGER_TAGS or tag in NOT_CARD_TAGS:
+        return False
+    if not any(map(CARD_CLASS_RE.search, _classes(node))):
+        return False
+    attributes = node.attributes
+    if any(name in attributes for name in CARD_TRIGGER_ATTRIBUTES):
+        return False
+    for inner in islice(node.traverse(include_text=False), 1, None):
+        for token in _classes(inner) if _is_element(inner) else ():
+            if CARD_CLASS_RE.search(token) or CARD_TRIGGER_RE.search(token):
+                return False
+    return True
+
+
+def _link_text(link: Any, cfg: CleanConfig) -> str | None:
+    text = link.text(deep=True)
+    return text if len(text) <= cfg.max_link_text_chars else None
+
+
+def permalink(link: Any, cfg: CleanConfig = DEFAULT_CLEAN) -> bool:
+    """Whether the link ``link`` is a permalink anchor: its text is a lone glyph (at most
+    ``max_glyph_chars`` characters besides spaces, no letter or digit) or says so
+    (:data:`PERMALINK_TEXTS`), and a class says so (:data:`PERMALINK_CLASSES`) or it links to
+    the ``id`` of an element it sits in (its heading, or the section round it)."""
+    text = _link_text(link, cfg)
+    if text is None:
+        return False
+    squashed = "".join(text.split())
+    if (
+        not (0 < len(squashed) <= cfg.max_glyph_chars and not any(c.isalnum() for c in squashed))
+        and " ".join(text.split()).lower() not in PERMALINK_TEXTS
+    ):
+        return False
+    if any(t.isascii() and t.lower() in PERMALINK_CLASSES for t in _classes(link)):
+        return True
+    href = link.attributes.get("href") or ""
+    if len(href) < 2 or href[0] != "#":
+        return False
+    up = link.parent
+    for _ in range(cfg.permalink_levels):
+        if not _is_element(up):
+            break
+        if up.attributes.get("id") == href[1:]:
+            return True
+        up = up.parent
+    return False
+
+
+def _previous_element(node: Any) -> Any | None:
+    """The element just before ``node`` (blank text and comments between), or None."""
+    sib = node.prev
+    while sib is not None:
+        tag = sib.tag
+        if tag == "-text":
+            if (sib.text_content or "").strip():
+                return None
+        elif tag != "-comment":
+            return sib if _is_element(sib) else None
+        sib = sib.prev
+    return None
+
+
+def more_card(link: Any, cfg: CleanConfig = DEFAULT_CLEAN) -> Any | None:
+    """The hover card that the link ``link`` ends, or None: its text is "MORE"
+    (:data:`MORE_LINK_RE`), and the card is an inline element round it (at most
+    ``card_levels`` up) that comes right after a link to the same address (the name it
+    describes), and holds other links besides (the name again, the stories)."""
+    text = _link_text(link, cfg)
+    href = link.attributes.get("href")
+    if text is None or not href or not MORE_LINK_RE.fullmatch(text):
+        return None
+    up = link.parent
+    for _ in range(cfg.card_levels):
+        if not _is_element(up) or up.tag in BLOCK_TAGS:
+            return None  # a card sits in the sentence, round the name
+        name = _previous_element(up)
+        if name is not None and name.tag == "a" and name.attributes.get("href") == href:
+            links = sum(1 for inner in up.traverse(include_text=False) if inner.tag == "a")
+            return up if links > 1 else None
+        up = up.parent
+    return None
+
+
+def _interface_candidates(doc: Document, cfg: CleanConfig) -> list[tuple[int, Any]]:
+    """What :func:`drop_interface` reads: ``(kind, node)`` in document order, ``_UI_CARD`` for
+    an element whose class may name a card, ``_UI_LINK`` for a link that may be a permalink or
+    end a card. The compiled walk (``_clean_c.interface_candidates``) picks them by the same
+    needles without reading every element's attributes into Python; this reads them all."""
+    root = doc.tree.root
+    if root is None:
+        return []
+    if doc.interface is not None:  # found by drop_noise's compiled walk
+        found, doc.interface = doc.interface, None
+        return found  # type: ignore[return-value]
+    walks = lexbor(compiled)
+    if walks is not None and walks.can_remove():
+        # the compiled path's nodes detach with lexbor's remove function
+        return walks.interface_candidates(root.mem_id, *_interface_needles(cfg))  # type: ignore[no-any-return]
+
+    out: list[tuple[int, Any]] = []
+    for node in root.traverse(include_text=False):
+        if not _is_element(node):
+            continue
+        classes = (node.attributes.get("class") or "").lower()
+        if any(n in classes for n in CARD_NEEDLES):
+            out.append((_UI_CARD, node))
+        if node.tag == "a":
+            out.append((_UI_LINK, node))
+    return out
+
+
+@lru_cache(maxsize=4)
+def _interface_needles(
+    cfg: CleanConfig,
+) -> tuple[tuple[bytes, ...], tuple[bytes, ...], bytes, tuple[bytes, ...], int, int]:
+    """What the compiled walks pick :func:`drop_interface`'s candidates by (necessary
+    conditions of its rules: the rules decide)."""
+    return (
+        tuple(n.encode() for n in CARD_NEEDLES),
+        tuple(n.encode() for n in PERMALINK_NEEDLES),
+        _MORE_NEEDLE.encode(),
+        tuple(n.encode() for n in PERMALINK_TEXT_NEEDLES),
+        cfg.max_link_text_chars,
+        cfg.max_glyph_chars,
+    )
+
+
+def drop_interface(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> int:
+    """Remove hover cards, tooltips and popovers (:func:`hover_card`, :func:`more_card`) and
+    permalink anchors (:func:`permalink`) from the tree, in place; returns how many went."""
+    if not (cfg.drop_cards or cfg.drop_permalinks):
+        return 0
+    doomed: dict[int, Any] = {}
+    for kind, node in _interface_candidates(doc, cfg):
+        if kind == _UI_CARD:
+            if cfg.drop_cards and hover_card(node):
+                doomed.setdefault(node.mem_id, node)
+        elif cfg.drop_permalinks and permalink(node, cfg):
+            doomed.setdefault(node.mem_id, node)
+        elif cfg.drop_cards:
+            card = more_card(node, cfg)
+            if card is not None:
+                doomed.setdefault(card.mem_id, card)
+    removed = 0
+    for node in doomed.values():
+        up = node.parent
+        while _is_element(up) and up.mem_id not in doomed:
+            up = up.parent
+        if _is_element(up):
+            continue  # inside another removed element: goes with it
+        node.decompose()
+        removed += 1
+    if removed:
+        doc.tree.strip_tags([])  # no tag: only records that the tree changed
+    return removed
+
+
 def clean_document(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> Document:
-    """Rescue script text, then drop noise. Edits ``doc`` in place and returns it."""
+    """Rescue script text, then drop noise and what shows only on demand. Edits ``doc`` in
+    place and returns it."""
     if doc.cleaned:
         return doc
     candidates = script_candidates(doc, cfg) if cfg.rescue_scripts else []
     if cfg.formulas:
         formulas_to_tex(doc)
     drop_noise(doc, cfg)
+    drop_interface(doc, cfg)
+    visible: str | None = None
     if candidates:
         body = doc.tree.body
         visible = body.text(separator=" ") if body is not None else ""
         doc.rescued = new_fragments(candidates, visible, cfg)
+    if cfg.rescue_scripts and doc.parsed_json:
+        if visible is None:
+            body = doc.tree.body
+            visible = body.text(separator=" ") if body is not None else ""
+        doc.facts = product_facts(doc, visible.lower())
     doc.cleaned = True
     return doc

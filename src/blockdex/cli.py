@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from blockdex.cliargs import (
+    SETTING_OPTIONS,
     add_favor_option,
     add_images_option,
     add_links_option,
@@ -90,7 +91,6 @@ def _config(args: argparse.Namespace):
     from blockdex.extract import ExtractConfig
     from blockdex.parse import DEFAULT_LIMITS
 
-    flags = {"max_input_bytes": "--max-bytes", "max_dom_nodes": "--max-nodes"}
     limits = {
         field: value
         for field, value in (
@@ -102,7 +102,7 @@ def _config(args: argparse.Namespace):
     }
     for field, value in limits.items():
         if value < 1:
-            flag = flags.get(field, "--" + field.replace("_", "-"))
+            flag = SETTING_OPTIONS[f"ParseLimits.{field}"]  # every limit here has one
             raise BlockdexError(f"{flag} must be at least 1, not {value}")
     config = ExtractConfig(parse=dataclasses.replace(DEFAULT_LIMITS, **limits))
     budget = args.time_budget
@@ -193,17 +193,11 @@ def cmd_extract(args: argparse.Namespace) -> int:
     if args.format != "json":  # JSON carries the warnings in its "warnings" field
         for warning in (*result.page.warnings, *result.selection.warnings):
             print(f"blockdex: warning: {warning}", file=sys.stderr)
-    if not result.selection and args.format != "json":
-        reason = (
-            "no block matched the query"
-            if result.query
-            else (
-                "the page has no text blocks"
-                if not result.page.blocks
-                else "no block was judged to be content"
-            )
-        )
-        print(f"blockdex: note: empty result: {reason}", file=sys.stderr)
+    if args.format != "json":  # JSON carries the notes in its "notes" field
+        from blockdex.render import result_notes
+
+        for note in result_notes(result.page, result.selection, result.query):
+            print(f"blockdex: note: {note}", file=sys.stderr)
     _write(out, args.out)
     return 0
 
@@ -275,12 +269,16 @@ def _add_input_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-o", "--out", metavar="FILE", help="write the result here instead of standard output"
     )
+    from blockdex.extract import ExtractConfig
+    from blockdex.parse import DEFAULT_LIMITS
+
     p.add_argument(
         "--max-bytes",
         type=int,
         default=None,
         metavar="N",
-        help="refuse inputs larger than N bytes (default 32 MiB)",
+        help="refuse inputs larger than N bytes"
+        f" (default {DEFAULT_LIMITS.max_input_bytes:,}: {DEFAULT_LIMITS.max_input_bytes >> 20} MiB)",
     )
     p.add_argument(
         "--max-nodes",
@@ -288,14 +286,15 @@ def _add_input_args(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="parse at most N elements; the rest of the page is cut, with a warning"
-        " (default 500000)",
+        f" (default {DEFAULT_LIMITS.max_dom_nodes:,})",
     )
     p.add_argument(
         "--max-depth",
         type=int,
         default=None,
         metavar="N",
-        help="flatten elements nested deeper than N, with a warning (default 512)",
+        help="flatten elements nested deeper than N, with a warning"
+        f" (default {DEFAULT_LIMITS.max_depth:,})",
     )
     p.add_argument(
         "--time-budget",
@@ -303,7 +302,7 @@ def _add_input_args(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="SECONDS",
         help="stop segmenting a page after this long and use the blocks found so far,"
-        " with a warning (default 30; 0 = no budget)",
+        f" with a warning (default {ExtractConfig().time_budget_s:g}; 0 = no budget)",
     )
 
 

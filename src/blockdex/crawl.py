@@ -331,15 +331,15 @@ def crawl_page_task(extractor: Any, page: PageInput, cfg: BatchConfig) -> dict[s
 
     t0 = time.perf_counter()
     capture = _Capture(extractor)
-    record = extract_record(capture, page, cfg)
-    record.update(links=[], canonical=None, feeds=[], metadata={}, simhash=None)
+    record = extract_record(capture, page, cfg)  # with the page's metadata, as batch has it
+    record.setdefault("metadata", {})
+    record.update(links=[], canonical=None, feeds=[], simhash=None)
     try:
         found = page_links(page.html, page.url or page.source, page.content_type)
         record.update(links=list(found.links), canonical=found.canonical, feeds=list(found.feeds))
     except Exception:  # an unreadable page has no links; its record says why already
         pass
     if capture.last is not None and not record.get("error"):
-        record["metadata"] = dict(capture.last.page.meta)
         fingerprint = text_simhash(capture.last.text)
         record["simhash"] = f"{fingerprint:016x}" if fingerprint is not None else None
     record["time_ms"] = round((time.perf_counter() - t0) * 1000, 3)  # all of the page's work

@@ -74,6 +74,7 @@ class Explanation:
                 self.page,
                 self.selection,
                 markdown=self.markdown,
+                query=self.query,
                 extra={"method": self.method, "query": self.query},
             )
         raise UnsupportedFormat(
@@ -99,6 +100,8 @@ class Explanation:
                 row["split"] = {"id": b.split[0], "part": b.split[1], "total": b.split[2]}
             if b.index in unit_of:
                 row["unit"] = unit_of[b.index]
+            if b.source != "dom":
+                row["source"] = b.source
             rows.append(row)
         return rows
 
@@ -222,10 +225,14 @@ def _score_text(row: dict[str, Any]) -> str:
     return f"{row['score']:.3f}" if "score" in row else "–"
 
 
+_UNIT_NAMES = {"items": "item list", "item": "item"}
+"""How the explorer names a unit kind (``items`` reads as a word of its own)."""
+
+
 def _unit_open(unit: Any, primary: int | None) -> str:
     """The opening of a unit's frame: a list item holding the label and the unit's blocks."""
     classes = f"unit {unit.kind}" + (" primary" if unit.id == primary else "")
-    what = "primary article" if unit.id == primary else unit.kind
+    what = "primary article" if unit.id == primary else _UNIT_NAMES.get(unit.kind, unit.kind)
     label = f"{what} · {unit.source}"
     if unit.title:
         label += f" · {unit.title[:120]}"
@@ -243,7 +250,8 @@ def _runners_up(scores: Any, n: int = 2) -> str:
 
 def render_blocks(explanation: Explanation) -> str:
     """The ordered list of blocks, each marked ``kept`` or ``dropped``, inside frames for the
-    page's units (articles and sections; the primary article marked)."""
+    page's units (articles, item lists with their items, and sections; the primary article
+    marked)."""
     page = explanation.page
     units = list(page.units)
     primary = page.primary.unit if units else None
@@ -317,6 +325,7 @@ def render_fragment(explanation: Explanation, *, source: str | None = None) -> s
         '<span class="swatch dropped"></span> dropped '
         '<span class="swatch primary"></span> primary article '
         '<span class="swatch article"></span> article '
+        '<span class="swatch items"></span> item list '
         '<span class="swatch section"></span> section</p>'
         '<div class="columns">'
         f'<div class="col"><h2>Blocks</h2>{render_blocks(explanation)}</div>'

@@ -20,8 +20,9 @@ from blockdex.predict import (
     Predictor,
     get_predictor,
 )
-from blockdex.render import FORMATS, render, selection_json, selection_markdown
+from blockdex.render import FORMATS, page_headline, render, selection_json, selection_markdown
 from blockdex.segment import DEFAULT_SEGMENT, SegmentConfig, segment_document
+from blockdex.units import section_context
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +91,7 @@ class Extraction:
             self.page,
             self.selection,
             include_blocks=include_blocks,
+            query=self.query,
             extra={
                 "predictor": self.predictor,
                 "query": self.query,
@@ -174,6 +176,9 @@ class Extractor:
             page, selection = self._never_empty(
                 html, url, content_type, deadline, predictor, page, selection, segment_cfg
             )
+        if query is not None and selection:  # the answer under the headings of its sections
+            context = section_context(page, selection.indices, page_headline(page)[0])
+            selection = dataclasses.replace(selection, context=context)
         t4 = time.perf_counter()
         return Extraction(
             page=page,

@@ -25,15 +25,25 @@ is the content of a collection page and a rail of other stories is not part of a
 
 from __future__ import annotations
 
+import math
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import accumulate
 from typing import TYPE_CHECKING, NamedTuple
 
+import numpy as np
+
 from blockdex.parse import check_minimums
+from blockdex.speedups import twin
 
 if TYPE_CHECKING:
-    from blockdex.page import Block
+    from blockdex.page import Block, Page
+
+compiled = twin(__name__)
+"""This module's compiled twin (``blockdex/_items_c.pyx``), or None: then the Python code runs."""
 
 ITEM_TAGS_EXCLUDED = frozenset(
     {
@@ -70,10 +80,12 @@ DEFAULT_ITEMS = ItemConfig()
 
 
 class ItemList(NamedTuple):
-    """Sibling elements of one template: ``items`` are ``(first, last)`` block positions."""
+    """Sibling elements of one template: ``items`` are ``(first, last)`` block indices."""
 
     parent: int
     """Element id of the items' parent (for a grid in rows, of the rows' parent)."""
+    depth: int
+    """Elements from the parent down to an item: 1, or 2 for a grid in rows (row, card)."""
     signature: str
     """The items' tag and class signature, as ``tag.class1.class2`` (digits folded)."""
     items: tuple[tuple[int, int], ...]
@@ -81,11 +93,19 @@ class ItemList(NamedTuple):
     """Words in the items' blocks."""
 
 
+@lru_cache(maxsize=8192)
 def class_signature(tag: str, attrs: str) -> str:
     """``tag.token.token`` from an element's tag and its class/id tokens, sorted, digits folded
     to ``#``: the template key two sibling records share."""
     tokens = sorted({_DIGITS_RE.sub("#", t) for t in attrs.split()})
     return ".".join([tag, *tokens])
+
+
+def _word_count(text: str) -> int:
+    """About the words of a block's text: its spaces plus one (a block's text is squashed to
+    single spaces; only code keeps its newlines). ``str.split`` on every block of a large page
+    cost a third of finding its lists."""
+    return text.count(" ") + 1 if text else 0
 
 
 def _scope_tag(block: Block, k: int) -> str:
@@ -100,6 +120,10 @@ def _children(blocks: Sequence[Block]) -> dict[int, dict[int, tuple[int, int, in
     """Parent element id → {child element id: (first block position, a block inside it, the
     child's position in that block's scope)}, from consecutive blocks that part below a shared
     element. Signatures are read later, for parents with enough children only."""
+    if compiled is not None:
+        found = compiled.children(blocks)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
     children: dict[int, dict[int, tuple[int, int, int]]] = {}
     prev: Block | None = None
     prev_pos = 0
@@ -133,62 +157,89 @@ def _children(blocks: Sequence[Block]) -> dict[int, dict[int, tuple[int, int, in
     return children
 
 
-def find_item_lists(blocks: Sequence[Block], cfg: ItemConfig = DEFAULT_ITEMS) -> list[ItemList]:
-    """The page's item lists, by first block (outer lists before the lists inside them)."""
+def _candidate_children(
+    blocks: Sequence[Block], cfg: ItemConfig
+) -> list[tuple[int, list[tuple[int, int, str, str]]]]:
+    """Each parent with at least ``cfg.min_items`` children that may be items, with those
+    children in order as ``(first block, last block, tag, class attribute)``."""
+    kids_of = _children(blocks)
+    if compiled is not None:
+        found = compiled.candidate_children(blocks, kids_of, ITEM_TAGS_EXCLUDED, cfg.min_items)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
     n = len(blocks)
-    words = [len(b.text.split()) for b in blocks]
-    found: list[ItemList] = []
-    for parent, kids in _children(blocks).items():
+    out = []
+    for parent, kids in kids_of.items():
         if len(kids) < cfg.min_items:
             continue
         order = sorted(kids.items(), key=lambda kv: kv[1][0])
-        by_signature: dict[str, list[tuple[int, int]]] = {}
+        kept = []
         for k, (child, (first, at, depth)) in enumerate(order):
             b = blocks[at]
-            signature = class_signature(_scope_tag(b, depth), b.scope_attrs[depth])
+            tag = _scope_tag(b, depth)
+            if tag in ITEM_TAGS_EXCLUDED:  # never an item: nothing more to read
+                continue
             if k + 1 < len(order):
                 last = order[k + 1][1][0] - 1
             else:
                 last = first
                 while last + 1 < n and child in blocks[last + 1].scope:
                     last += 1
-            by_signature.setdefault(signature, []).append((first, last))
+            kept.append((first, last, tag, b.scope_attrs[depth]))
+        if len(kept) >= cfg.min_items:
+            out.append((parent, kept))
+    return out
+
+
+def find_item_lists(blocks: Sequence[Block], cfg: ItemConfig = DEFAULT_ITEMS) -> list[ItemList]:
+    """The page's item lists, by first block (outer lists before the lists inside them)."""
+    prefix: list[int] = []  # words before each block, counted when a list first needs them
+    found: list[ItemList] = []
+    for parent, kids in _candidate_children(blocks, cfg):
+        by_signature: dict[str, list[tuple[int, int]]] = {}
+        for first, last, tag, attrs in kids:
+            by_signature.setdefault(class_signature(tag, attrs), []).append((first, last))
         for signature, items in by_signature.items():
-            tag = signature.partition(".")[0]
-            if len(items) < cfg.min_items or tag in ITEM_TAGS_EXCLUDED:
+            if len(items) < cfg.min_items:
                 continue
-            n_words = sum(sum(words[s : e + 1]) for s, e in items)
+            if not prefix:
+                prefix = [0, *accumulate(_word_count(b.text) for b in blocks)]
+            n_words = sum(prefix[e + 1] - prefix[s] for s, e in items)
             single = sum(s == e for s, e in items)
             if single * 2 > len(items) and n_words < cfg.min_line_words * len(items):
                 continue
-            found.append(ItemList(parent, signature, tuple(items), n_words))
+            found.append(ItemList(parent, 1, signature, tuple(items), n_words))
     found.sort(key=lambda lst: (lst.items[0][0], -lst.items[-1][1]))
     return _merge_grids(found, cfg)
 
 
 def _merge_grids(lists: list[ItemList], cfg: ItemConfig) -> list[ItemList]:
     """Lists whose items are rows, each holding one inner list of a shared template that covers
-    most of the row, replaced by one list of the inner items (the inner lists dropped)."""
+    most of the row, replaced by one list of the inner items (the inner lists dropped).
+    ``lists`` are sorted by first block, outer ones first."""
     if len(lists) < 2:
         return lists
+    starts = [lst.items[0][0] for lst in lists]
     dropped: set[int] = set()
     merged: dict[int, ItemList] = {}
     for a, outer in enumerate(lists):
+        if outer.depth != 1:
+            continue
         inner_by_row: list[int] = []
         for s, e in outer.items:
-            inside = [
-                k
-                for k, lst in enumerate(lists)
-                if k != a and s <= lst.items[0][0] and lst.items[-1][1] <= e
-            ]
-            top = [k for k in inside if not any(
-                o != k and lists[o].items[0][0] <= lists[k].items[0][0]
-                and lists[k].items[-1][1] <= lists[o].items[-1][1]
-                and lists[o].words > lists[k].words for o in inside
-            )]  # fmt: skip
-            if len(top) != 1:
+            # the largest list wholly inside the row; the row must hold no other one beside it
+            top: int | None = None
+            for k in range(bisect_left(starts, s), bisect_right(starts, e)):
+                if k == a or lists[k].items[-1][1] > e:
+                    continue
+                if top is None or lists[k].items[0][0] > lists[top].items[-1][1]:
+                    if top is not None:
+                        top = -1
+                        break
+                    top = k
+            if top is None or top < 0:
                 break
-            inner_by_row.append(top[0])
+            inner_by_row.append(top)
         else:
             inner = [lists[k] for k in inner_by_row]
             if (
@@ -197,9 +248,151 @@ def _merge_grids(lists: list[ItemList], cfg: ItemConfig) -> list[ItemList]:
             ):
                 merged[a] = ItemList(
                     outer.parent,
+                    2,
                     inner[0].signature,
                     tuple(item for lst in inner for item in lst.items),
                     sum(lst.words for lst in inner),
                 )
                 dropped.update(inner_by_row)
     return [merged.get(a, lst) for a, lst in enumerate(lists) if a not in dropped]
+
+
+# -- item lists as units -----------------------------------------------------------------------
+
+
+def item_units(
+    lists: Sequence[ItemList], heads: Sequence[tuple[int, int]]
+) -> list[tuple[int, int, str, int | None, int]]:
+    """``(start, end, kind, heading, level)`` block positions of each list (kind ``items``) and
+    of its items (kind ``item``), list first. A list's heading is the heading block right before
+    its first item (its "More news", "Results"); an item's is its first heading."""
+    head_at = dict(heads)
+    out: list[tuple[int, int, str, int | None, int]] = []
+    for lst in lists:
+        first, last = lst.items[0][0], lst.items[-1][1]
+        heading = first - 1 if first - 1 in head_at else None
+        out.append((first, last, "items", heading, head_at[heading] if heading is not None else 0))
+        for s, e in lst.items:
+            h = next((p for p in range(s, e + 1) if p in head_at), None)
+            out.append((s, e, "item", h, head_at[h] if h is not None else 0))
+    return out
+
+
+# -- item columns for the content model --------------------------------------------------------
+
+ITEM_COLUMN_NAMES: tuple[str, ...] = (
+    "item_in",
+    "item_list_share",
+    "item_count",
+    "item_position",
+    "item_words",
+    "item_slot_share",
+    "item_link_density",
+    "item_inner_count",
+    "item_in_primary",
+)
+"""Per block, of the largest item list holding it (all 0 outside lists): in a list (1/0); the
+list's share of the page's words; log(1 + its items); the item's position in it (0 … 1); log(1 +
+words per item); link characters over characters in the list; the list inside the primary
+article (1/0). Of the smallest item holding it: the share of that list's items that have a block
+in the same template slot (``item_slot_share``: a title or a price every card has is 1), log(1 +
+that list's items)."""
+ITEM_CONTEXT_NAMES: tuple[str, ...] = ("p_item_slot",)
+"""Stage 2: the mean first-stage probability of the blocks in the same slot of the same list's
+items (a card's title is kept as its siblings' titles are); a block outside lists keeps its own."""
+
+
+def _slot(block: Block, parent: int, depth: int) -> tuple[str, ...]:
+    """The block's place inside its item: the signatures of the elements below the item."""
+    sc = block.scope
+    try:
+        at = sc.index(parent) + depth + 1
+    except ValueError:  # the list's parent lies beyond the nearest ancestors a block keeps
+        return ("?", block.tag)
+    return tuple(
+        class_signature(_scope_tag(block, k), block.scope_attrs[k]) for k in range(at, len(sc))
+    )
+
+
+def item_columns(page: Page) -> tuple[np.ndarray, np.ndarray]:
+    """The ``(n_blocks, len(ITEM_COLUMN_NAMES))`` float32 matrix of :data:`ITEM_COLUMN_NAMES`
+    and each block's slot group (int32; blocks outside lists each a group of their own), for
+    :data:`ITEM_CONTEXT_NAMES`. On a slice of a page, items are cut to the slice."""
+    blocks = page.blocks
+    n = len(blocks)
+    cols = np.zeros((n, len(ITEM_COLUMN_NAMES)), dtype=np.float32)
+    groups = np.arange(n, dtype=np.int32)
+    if n == 0 or not page.item_lists:
+        return cols, groups
+    first = blocks[0].index
+    lists: list[tuple[ItemList, list[tuple[int, int]]]] = []
+    for lst in page.item_lists:
+        cut = [
+            (max(s - first, 0), min(e - first, n - 1))
+            for s, e in lst.items
+            if e - first >= 0 and s - first < n
+        ]
+        if cut:
+            lists.append((lst, cut))
+    if not lists:
+        return cols, groups
+    words = np.fromiter((len(b.text.split()) for b in blocks), dtype=np.float64, count=n)
+    chars = np.fromiter((len(b.text) for b in blocks), dtype=np.float64, count=n)
+    links = np.fromiter((b.link_chars for b in blocks), dtype=np.float64, count=n)
+    cum_words = np.concatenate([[0.0], np.cumsum(words)])
+    cum_chars = np.concatenate([[0.0], np.cumsum(chars)])
+    cum_links = np.concatenate([[0.0], np.cumsum(links)])
+    total = cum_words[-1] or 1.0
+    unit = page.primary_unit
+    outer_words = np.full(n, -1.0)
+    inner_size = np.full(n, n + 1)
+    inner_of = np.full(n, -1, dtype=np.intp)
+    inner_item = np.full(n, -1, dtype=np.intp)
+    for li, (_, items) in enumerate(lists):
+        w = sum(cum_words[e + 1] - cum_words[s] for s, e in items)
+        c = sum(cum_chars[e + 1] - cum_chars[s] for s, e in items) or 1.0
+        lk = sum(cum_links[e + 1] - cum_links[s] for s, e in items)
+        inside = float(
+            unit is not None
+            and unit.start <= first + items[0][0]
+            and first + items[-1][1] <= unit.end
+        )
+        row = (1.0, w / total, math.log1p(len(items)), 0.0, math.log1p(w / len(items)), 0.0,
+               min(lk / c, 1.0), 0.0, inside)  # fmt: skip
+        for k, (s, e) in enumerate(items):
+            take = outer_words[s : e + 1] < w
+            if take.any():
+                at = np.flatnonzero(take) + s
+                cols[at] = row
+                cols[at, 3] = k / len(items)
+                outer_words[at] = w
+            smaller = inner_size[s : e + 1] > e - s
+            if smaller.any():
+                at = np.flatnonzero(smaller) + s
+                inner_size[at] = e - s
+                inner_of[at] = li
+                inner_item[at] = k
+    slot_ids: dict[tuple[int, tuple[str, ...]], int] = {}
+    slot_items: dict[int, set[int]] = {}
+    for p in np.flatnonzero(inner_of >= 0).tolist():
+        li = int(inner_of[p])
+        lst = lists[li][0]
+        key = (li, _slot(blocks[p], lst.parent, lst.depth))
+        g = slot_ids.setdefault(key, n + len(slot_ids))
+        groups[p] = g
+        slot_items.setdefault(g, set()).add(int(inner_item[p]))
+    for p in np.flatnonzero(inner_of >= 0).tolist():
+        n_items = len(lists[int(inner_of[p])][1])
+        cols[p, 5] = len(slot_items[int(groups[p])]) / n_items
+        cols[p, 7] = math.log1p(n_items)
+    return cols, groups
+
+
+def slot_means(prob: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """:data:`ITEM_CONTEXT_NAMES`: the mean of ``prob`` over each block's slot group."""
+    if len(prob) == 0:
+        return np.zeros((0, len(ITEM_CONTEXT_NAMES)), dtype=np.float32)
+    _, inverse = np.unique(groups, return_inverse=True)
+    sums = np.bincount(inverse, weights=prob)
+    counts = np.bincount(inverse)
+    return (sums[inverse] / counts[inverse]).astype(np.float32)[:, None]

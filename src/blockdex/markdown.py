@@ -20,7 +20,7 @@ import html as html_lib
 import re
 from typing import NamedTuple
 
-from blockdex.assemble import _CODE_CLASS_RE, layout
+from blockdex.assemble import code_language, is_context, layout
 from blockdex.page import Block, Page, Selection
 
 _INLINE_RE = re.compile(r"<(/?)(b|i|u|code|br|td|th|a)((?: [^<>]*)?)>")
@@ -235,7 +235,8 @@ def _tree(page: Page, selection: Selection) -> _Node:
     root = _Node("")
     stack = [root]
     dropped = False
-    for step in layout(page, selection):
+    # without images only a caption is written, in a cell or a heading: variants need no look
+    for step in layout(page, selection, variants=page.images):
         del stack[step.stay + 1 :]
         opened = step.opened
         inline_image = step.block.tag == "img" and opened
@@ -345,11 +346,22 @@ def _link_seam(prev: tuple[Block, str, int], block: Block) -> str:
 
 
 def _paragraph(text: str) -> list[str]:
+    """A run's Markdown as lines. Two line breaks in a row (``<br><br>``) leave a blank line
+    between two paragraphs: one blank line, and no line break before it."""
     if not text:
         return []
-    if "\n" in text:
-        text = "\n".join(line.lstrip() for line in text.split("\n"))
-    return _escape_line_starts(text).split("\n")
+    if "\n" not in text:
+        return [_escape_line_starts(text)]
+    lines: list[str] = []
+    for line in _escape_line_starts("\n".join(x.lstrip() for x in text.split("\n"))).split("\n"):
+        if line.strip():
+            lines.append(line)
+        elif lines and lines[-1]:
+            lines[-1] = lines[-1].rstrip()
+            lines.append("")
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines
 
 
 def _inline_of(node: _Node, images: bool = False) -> str:
@@ -389,10 +401,33 @@ def _table_line(table: _Node, images: bool = False) -> str:
     return ROW_SEPARATOR.join(rows)
 
 
-def _blocks(node: _Node) -> list[list[str]]:
-    """``node``'s children as Markdown blocks (each a list of lines)."""
+CONTEXT_MARK = "<!-- context -->"
+"""The line above the headings a query's answer is given under, which the page has but the
+answer does not (:attr:`blockdex.page.Selection.context`): a reader sees them as context, a
+renderer shows nothing."""
+
+
+def _is_context_heading(node: _Node | list[tuple[str, Block]]) -> bool:
+    return (
+        isinstance(node, _Node)
+        and node.tag in _HEADINGS
+        and bool(node.children)
+        and isinstance(node.children[0], list)
+        and is_context(node.children[0][0][1])
+    )
+
+
+def _blocks(node: _Node, context: bool = False) -> list[list[str]]:
+    """``node``'s children as Markdown blocks (each a list of lines); ``context``: some of them
+    are headings given as a query answer's context (:data:`CONTEXT_MARK` goes above them)."""
     out: list[list[str]] = []
+    after_context = False
     for child in node.children:
+        if context:
+            heading = _is_context_heading(child)
+            if heading and not after_context:
+                out.append([CONTEXT_MARK])
+            after_context = heading
         if isinstance(child, _Node):
             out.extend(_node_blocks(child))
         else:
@@ -423,8 +458,7 @@ def _code_block(node: _Node) -> list[list[str]]:
     runs = _runs_under(node)
     if not runs:
         return []
-    m = _CODE_CLASS_RE.match(runs[0][0][1].html)
-    lang = m.group(0)[len('<code class="language-') : -2] if m else ""
+    lang = code_language(runs[0][0][1])
     code = "\n".join(
         "".join(_JOINTS.get(joint, "\n") + block.text for joint, block in run) for run in runs
     ).strip("\n")
@@ -695,7 +729,151 @@ def _node_blocks(node: _Node) -> list[list[str]]:
     return _blocks(node)
 
 
+POST_WORDS = 40
+"""Kept items of a list with at least this many words each on average are posts (a forum
+thread's messages, a page's sections), written one after the other between rules; shorter
+ones are records (cards, results), written as one list entry each."""
+_STRUCTURE_IN_RECORD = frozenset({"table", "pre", "ul", "ol", "blockquote", "dl"})
+"""A record holding one of these is written with its structure, not as one line."""
+_HEADING_LINE_RE = re.compile(r"^#{1,6} ")
+
+
+class _Records(NamedTuple):
+    """A kept item list written as a whole: each item's kept block indices, in order."""
+
+    items: list[list[int]]
+    posts: bool
+    parent: int
+    """Element id of the items' parent (their list, when they are list items)."""
+    ordered: bool
+    """The items are an ``<ol>``'s: records are numbered."""
+
+
+def _record_lists(page: Page, wanted: set[int]) -> dict[int, _Records]:
+    """The kept item lists written as lists or posts, by the index of their first kept block:
+    lists of records of several blocks each (a single-block item is a list item or paragraph
+    already) with at least two kept items, outermost first; lists inside them stay as they are."""
+    out: dict[int, _Records] = {}
+    taken_until = -1
+    words = {}
+    for lst in page.item_lists:  # sorted by first block, outer ones first
+        if lst.items[0][0] <= taken_until:
+            continue
+        if sum(e > s for s, e in lst.items) * 2 < len(lst.items):
+            continue
+        items = [[i for i in range(s, e + 1) if i in wanted] for s, e in lst.items]
+        items = [item for item in items if item]
+        if len(items) < 2:
+            continue
+        n_words = 0
+        for item in items:
+            for i in item:
+                if i not in words:
+                    words[i] = len(page.by_index(i).text.split())
+                n_words += words[i]
+        if lst.signature.partition(".")[0] in _STRUCTURE_IN_RECORD or lst.signature == "table":
+            continue  # a run of tables, lists or code blocks is written as such
+        posts = n_words >= POST_WORDS * len(items)
+        list_tag = next((t for t, e in page.by_index(items[0][0]).chain if e == lst.parent), "")
+        if posts and list_tag in _LISTS:
+            continue  # a list of posts (comments in an <ol>) is written as the list it is
+        out[items[0][0]] = _Records(items, posts, lst.parent, list_tag == "ol")
+        taken_until = lst.items[-1][1]
+    return out
+
+
+def _item_page(page: Page, item: list[int], parent: int) -> Page:
+    r"""The item's blocks as a page of their own, without the list they are items of (when the
+    items are ``<li>``\s of the parent list, the entry is written by the record list)."""
+    blocks = []
+    for i in item:
+        b = page.by_index(i)
+        chain = b.chain
+        for k, (_, element) in enumerate(chain[:-1]):
+            if element == parent:
+                if chain[k + 1][0] == "li" and k + 2 < len(chain):
+                    b = dataclasses.replace(b, chain=chain[k + 2 :])
+                elif chain[k + 1][0] == "li":  # the item's own text: a paragraph of the entry
+                    b = dataclasses.replace(
+                        b, chain=(("p", chain[k + 1][1]),), tag="p" if b.tag == "li" else b.tag
+                    )
+                break
+        blocks.append(b)
+    return Page(blocks=tuple(blocks), title=page.title, url=page.url, images=page.images)
+
+
+def _record_line(page: Page, item: list[int], parent: int) -> list[str]:
+    """One record as one list entry: its title (a heading, written bold) and its other blocks'
+    lines, joined by `` · ``; as its lines, indented, when it holds a table, code or a list."""
+    own = _item_page(page, item, parent)
+    lines = _join(_blocks(_tree(own, Selection.from_indices(item))))
+    if any(t in _STRUCTURE_IN_RECORD for b in own.blocks for t, _ in b.chain):
+        return lines
+    parts = []
+    for line in lines:
+        line = line.strip()
+        if not line:
+            continue
+        if _HEADING_LINE_RE.match(line):
+            line = f"**{line.lstrip('#').strip()}**"
+        parts.append(line)
+    return [" · ".join(parts)] if parts else []
+
+
+def _records_block(page: Page, records: _Records) -> list[list[str]]:
+    """A kept item list's Markdown: records as ``-`` entries; posts between ``---`` rules."""
+    if records.posts:
+        out: list[list[str]] = []
+        for k, item in enumerate(records.items):
+            if k:
+                out.append(["---"])
+            out.extend(_blocks(_tree(page, Selection.from_indices(item))))
+        return out
+    lines: list[str] = []
+    number = 0
+    for item in records.items:
+        body = _record_line(page, item, records.parent)
+        if body:
+            number += 1
+            marker = f"{number}. " if records.ordered else "- "
+            lines.append(marker + body[0])
+            lines.extend(" " * len(marker) + line if line else "" for line in body[1:])
+    return [lines] if lines else []
+
+
 def blocks_markdown(page: Page, selection: Selection) -> str:
-    """Markdown of the selected blocks (without the title line), ending with one newline."""
-    text = "\n".join(_join(_blocks(_tree(page, selection)))).strip()
+    """Markdown of the selected blocks (without the title line), ending with one newline.
+
+    Kept item lists (:attr:`blockdex.page.Page.item_lists`) are written as wholes: a list of
+    records as one entry per record, a thread of posts as posts between rules (not in a query
+    answer that carries its context headings, which is written as the page has it)."""
+    records = (
+        _record_lists(page, set(selection.indices))
+        if page.item_lists and not selection.context
+        else {}
+    )
+    if not records:
+        text = "\n".join(_join(_blocks(_tree(page, selection), bool(selection.context)))).strip()
+        return text + "\n" if text else ""
+    blocks: list[list[str]] = []
+    rest: list[int] = []
+    indices = selection.indices
+    k = 0
+    while k < len(indices):
+        i = indices[k]
+        found = records.get(i)
+        if found is None:
+            rest.append(i)
+            k += 1
+            continue
+        if rest:
+            blocks.extend(_blocks(_tree(page, Selection.from_indices(rest))))
+            rest = []
+        blocks.extend(_records_block(page, found))
+        last = found.items[-1][-1]
+        while k < len(indices) and indices[k] <= last:
+            k += 1
+    if rest:
+        blocks.extend(_blocks(_tree(page, Selection.from_indices(rest))))
+    text = "\n".join(_join(blocks)).strip()
     return text + "\n" if text else ""

@@ -13,6 +13,7 @@ from itertools import chain as _concat
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from blockdex.items import ItemList
     from blockdex.pagetype import PageType
     from blockdex.units import Primary, Unit
 
@@ -80,6 +81,9 @@ class Page:
     """Size of the HTML the page was segmented from, in characters (for DANAg-style features)."""
     units: tuple[Unit, ...] = ()
     """The page's articles and sections (:mod:`blockdex.units`), outer ones first."""
+    item_lists: tuple[ItemList, ...] = ()
+    """The page's lists of records of one template (:func:`blockdex.items.find_item_lists`),
+    their items as block indices; each is also a unit of kind ``items`` in :attr:`units`."""
     images: bool = False
     """Markdown writes kept images as ``![caption](url)`` (True) or leaves them out, keeping a
     figure's caption (False); set from :attr:`blockdex.segment.SegmentConfig.images`."""
@@ -177,6 +181,7 @@ class Page:
             warnings=self.warnings,
             html_bytes=self.html_bytes,
             units=self.units,
+            item_lists=self.item_lists,
             images=self.images,
         )
 
@@ -231,6 +236,10 @@ class Selection:
     """Set when the predictor kept nothing and a fallback chose these blocks instead, naming it
     (``primary-unit``, ``best-blocks``, ``whole-page``; the extractor's ``hidden-content`` and
     ``description``): a reader tool never answers "nothing" for a page with text."""
+    context: Mapping[int, tuple[int, ...]] | None = None
+    """Kept block index → the indices of the headings written above it as its context (a query's
+    answer under the headings of its sections: :func:`blockdex.units.section_context`); None
+    when the writers add none (main content)."""
 
     @classmethod
     def from_indices(

@@ -14,9 +14,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import islice
+from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
+from blockdex.cliargs import setting_name
 from blockdex.errors import EmptyInput, NotHTML, PageTooLarge
 from blockdex.speedups import lexbor, twin
 
@@ -172,7 +174,7 @@ def decode_html(
     if len(data) > limits.max_input_bytes:
         raise PageTooLarge(
             f"input is {len(data):,} bytes, over the limit of {limits.max_input_bytes:,}; "
-            "raise ParseLimits.max_input_bytes (--max-bytes) if this page is wanted"
+            f"raise {setting_name('ParseLimits.max_input_bytes')} if this page is wanted"
         )
     if not data.strip():
         raise EmptyInput("input is empty: there is no HTML to extract from")
@@ -246,6 +248,9 @@ class Document:
     warnings: list[str] = field(default_factory=list)
     rescued: list[str] = field(default_factory=list)
     """Text recovered from scripts by the cleaner, appended after the page's blocks."""
+    facts: list[tuple[str, str]] = field(default_factory=list)
+    """A product's ``(label, value)`` facts from its JSON-LD that the visible page lacks (price,
+    availability…: :func:`blockdex.clean.product_facts`), appended as a list after the blocks."""
     cleaned: bool = False
     scripts: list[tuple[str | None, str | None, str | None, int]] | None = field(
         default=None, repr=False, compare=False
@@ -257,6 +262,9 @@ class Document:
     parsed_json: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
     """Script texts already given to ``json.loads`` and what came out (the metadata reader
     and the cleaner's script rescue both read JSON-LD: each script is parsed once)."""
+    interface: list[tuple[int, object]] | None = field(default=None, repr=False, compare=False)
+    """What ``clean.drop_interface`` reads (hover-card and link candidates), when the compiled
+    noise walk found them on its way; None: it looks itself."""
     has_math: bool | None = field(default=None, repr=False, compare=False)
     """Whether the page holds a ``<math>`` or ``<mjx-container>`` element, as the walk after
     parsing found; None when that walk did not run (the cleaner then looks itself)."""
@@ -529,6 +537,24 @@ def _survey(
     return _TOO_DEEP if survey is None else survey
 
 
+_WEB_SCHEMES = ("http", "https")
+
+
+def declared_address(meta: dict[str, str]) -> str | None:
+    """The address a page gives itself, for a page given without one (a file, a JSONL record
+    without ``url``): its canonical link (or ``og:url``), else its ``<base href>``, when that is
+    an absolute web address; else None."""
+    for key in ("canonical", "base_url"):
+        value = (meta.get(key) or "").strip()
+        try:
+            parts = urlsplit(value)
+        except ValueError:
+            continue
+        if parts.scheme.lower() in _WEB_SCHEMES and parts.netloc:
+            return value
+    return None
+
+
 def parse_html(
     html: str | bytes,
     *,
@@ -536,13 +562,16 @@ def parse_html(
     content_type: str | None = None,
     limits: ParseLimits = DEFAULT_LIMITS,
 ) -> Document:
-    """Parse a page. Accepts bytes (encoding detected) or already-decoded text."""
+    """Parse a page. Accepts bytes (encoding detected) or already-decoded text. Without a
+    ``url`` the page's own (:func:`declared_address`) is its address: links and images are made
+    absolute against it, and every output names it."""
     if isinstance(html, bytes | bytearray | memoryview):
         text, encoding = decode_html(bytes(html), content_type, limits)
     elif isinstance(html, str):
         if len(html) > limits.max_input_bytes:
             raise PageTooLarge(
-                f"input is {len(html):,} characters, over the limit of {limits.max_input_bytes:,}"
+                f"input is {len(html):,} characters, over the limit of {limits.max_input_bytes:,}; "
+                f"raise {setting_name('ParseLimits.max_input_bytes')} if this page is wanted"
             )
         text, encoding = html, "utf-8"
     else:
@@ -574,7 +603,7 @@ def parse_html(
     title, meta = read_metadata(tree, limits.max_meta_chars, parsed_json, rows)
     return Document(
         tree=tree,
-        url=url,
+        url=url or declared_address(meta),
         title=title,
         meta=meta,
         encoding=encoding,
@@ -847,7 +876,7 @@ def bound_markup(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> tuple[str, 
     if n_dropped:
         warnings.append(
             f"flattened {n_dropped:,} element{'s' * (n_dropped != 1)} nested deeper than "
-            f"{max_depth} levels into their ancestors (ParseLimits.max_depth)"
+            f"{max_depth} levels into their ancestors ({setting_name('ParseLimits.max_depth')})"
         )
     if n_attr_cut:
         warnings.append(
@@ -858,7 +887,8 @@ def bound_markup(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> tuple[str, 
         warnings.append(
             f"page has more than {limits.max_dom_nodes:,} elements (or "
             f"{SCAN_TAGS_PER_NODE * limits.max_dom_nodes:,} start tags, counting those nested too "
-            f"deep); the HTML after character {cut_at:,} was ignored (ParseLimits.max_dom_nodes)"
+            f"deep); the HTML after character {cut_at:,} was ignored "
+            f"({setting_name('ParseLimits.max_dom_nodes')})"
         )
     if not edits and cut_at < 0:
         return text, warnings

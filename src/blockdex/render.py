@@ -11,7 +11,18 @@ from blockdex.assemble import assemble_html
 from blockdex.errors import UnsupportedFormat
 from blockdex.markdown import blocks_markdown
 from blockdex.page import Page, Selection
-from blockdex.units import heading_positions
+from blockdex.segment import LINE_BREAK, PARAGRAPH_BREAK
+from blockdex.units import (
+    DEFAULT_UNITS,
+    heading_positions,
+    names_site,
+    page_site,
+    page_title,
+    title_pieces,
+    title_without_site,
+    word_overlap,
+    words,
+)
 
 FORMATS = ("markdown", "text", "html", "json")
 
@@ -60,33 +71,94 @@ def html_to_markdown(html: str) -> str:
 
 _TITLE_LEVELS = 3
 """The headings that may carry the page's title: ``h1`` … ``h3``."""
+_TITLE_MATCH = DEFAULT_UNITS.title_match
+"""How well an ``h1`` must match the page's title sources to be its headline (as the primary
+article's headline must)."""
 
 
 def _norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def page_headline(page: Page, heads: list[tuple[int, int]] | None = None) -> tuple[str, int | None]:
+    """The page's headline, for the Markdown title line, and the index of its block (None when
+    it comes from ``<title>``): the ``h1`` that best names the page — matched against its title
+    sources as :func:`blockdex.units.find_primary` matches the primary article's headline, or
+    saying a piece of ``<title>`` (not the site's name) whole; the one that matches more of the
+    title first, then the better match, then one in an article: so an article's ``h1``, not a
+    logo's —; else ``<title>``
+    without the site's name (:func:`blockdex.units.title_without_site`), in the page's own words
+    when a heading (``h1`` … ``h3``, not the site's name) says it or a part of it. ``heads``:
+    the page's :func:`~blockdex.units.heading_positions`, when the caller has them."""
+    blocks = page.blocks
+    if heads is None:
+        heads = heading_positions(blocks)
+    site = page_site(page)
+    best: tuple[int, float, bool, int] | None = None  # (source length, score, in article, -pos)
+    if any(level == 1 for _, level in heads):
+        found = page_title(page)
+        sources = [  # (words, length, the match it needs)
+            (w, len(t), _TITLE_MATCH)
+            for t, w in zip((t for t in found.sources if words(t)), found.words, strict=True)
+        ]
+        pieces = title_pieces(page.title or "")
+        if len(pieces) > 1:
+            sources += [
+                (frozenset(words(t)), len(t), 1.0)  # a piece said whole: "Quickstart — Flask…"
+                for t in pieces
+                if not names_site(t, site)
+            ]
+        for pos, level in heads:
+            if level != 1:
+                continue
+            heading = frozenset(words(blocks[pos].text))
+            for source, size, least in sources:
+                score = round(word_overlap(heading, source), 6)  # title_match's Dice
+                if score >= least:
+                    in_article = page.unit_of(blocks[pos].index, "article") is not None
+                    key = (size, score, in_article, -pos)
+                    best = key if best is None or key > best else best
+    if best is not None:
+        block = blocks[-best[3]]
+        return " ".join(block.text.split()), block.index
+    title = title_without_site(page.title or "", site)
+    norm = _norm(title)
+    if norm:
+        for pos, level in heads:  # in page order
+            if level <= _TITLE_LEVELS:
+                text = _norm(blocks[pos].text)
+                if text and (text in norm or norm in text) and not names_site(text, site):
+                    return " ".join(blocks[pos].text.split()), blocks[pos].index
+    return title, None
+
+
 def title_heading(page: Page, selection: Selection) -> str:
-    """A ``# Title`` line for Markdown when no selected heading already carries the title.
+    """A ``# Title`` line for Markdown: the page's headline (:func:`page_headline`), unless a
+    selected heading already carries it or the title.
 
     Benchmarks' ground truth (and so the model) often leave the headline out of the *content*;
     a reader of the Markdown still wants to know what the page is.
     """
-    title = _norm(page.title or "")
-    if not title:
-        return ""
-    heading = ""
     blocks = page.blocks
-    for pos, level in heading_positions(blocks):  # in page order
-        if level <= _TITLE_LEVELS:
-            block = blocks[pos]
-            text = _norm(block.text)
-            if text and (text in title or title in text):
-                if block.index in selection:
-                    return ""
-                heading = heading or " ".join(block.text.split())
-    # the page's own heading reads better than a <title> with the site name appended
-    return f"# {heading or ' '.join((page.title or '').split())}\n\n"
+    heads = heading_positions(blocks)
+    texts = [  # the headings that may carry a title, normalised, with their indices
+        (text, blocks[pos].index)
+        for pos, level in heads
+        if level <= _TITLE_LEVELS
+        for text in (_norm(blocks[pos].text),)
+        if text
+    ]
+
+    def said(name: str) -> bool:  # a selected heading says ``name`` (or a part of it)
+        return any((t in name or name in t) and i in selection for t, i in texts)
+
+    title = _norm(page.title or "")
+    if title and said(title):
+        return ""  # the common case, decided without the headline
+    headline, index = page_headline(page, heads)
+    if not headline or (index is not None and index in selection) or said(_norm(headline)):
+        return ""
+    return f"# {headline}\n\n"
 
 
 def selection_markdown(page: Page, selection: Selection) -> str:
@@ -97,20 +169,44 @@ def selection_markdown(page: Page, selection: Selection) -> str:
 
 
 def selection_text(page: Page, selection: Selection) -> str:
-    """Plain text of the selected blocks: one element per line, split parts re-joined."""
+    """Plain text of the selected blocks: one element per line, split parts re-joined, and a
+    line of its own after each break (``<br>``) a block's text holds: a paragraph too is a line."""
     wanted = set(selection.indices)
     lines: list[list[str]] = []  # pieces per line, joined once (a long split block is linear)
     prev_split: int | None = None
+    prev_break = False  # the previous part ended at a break (segment._split_text keeps it)
     for block in page.blocks:
         if block.index not in wanted:
             continue
+        text = block.text
+        at_break = False
+        if block.tag != "pre" and LINE_BREAK in text:
+            text = text.replace(PARAGRAPH_BREAK, LINE_BREAK)
+            at_break = text.endswith(LINE_BREAK)
+            text = text.rstrip(LINE_BREAK) if at_break else text
         if block.split is not None and prev_split == block.split[0] and lines:
-            lines[-1].append("\n" if block.tag == "pre" else " ")
-            lines[-1].append(block.text)
+            lines[-1].append("\n" if block.tag == "pre" or prev_break else " ")
+            lines[-1].append(text)
         else:
-            lines.append([block.text])
+            lines.append([text])
         prev_split = block.split[0] if block.split is not None else None
+        prev_break = at_break
     return "\n".join("".join(pieces) for pieces in lines) + ("\n" if lines else "")
+
+
+def result_notes(page: Page, selection: Selection, query: str | None = None) -> list[str]:
+    """What a reader of a result should know besides its warnings: why it is empty. Every door
+    gives them: the CLI on standard error (``blockdex: note: …``), JSON output and the HTTP and
+    batch records in ``notes``."""
+    if selection:
+        return []
+    if query:
+        reason = "no block matched the query"
+    elif not page.blocks:
+        reason = "the page has no text blocks"
+    else:
+        reason = "no block was judged to be content"
+    return [f"empty result: {reason}"]
 
 
 def selection_json(
@@ -120,9 +216,11 @@ def selection_json(
     markdown: str | None = None,
     extra: Mapping[str, Any] | None = None,
     include_blocks: bool = True,
+    query: str | None = None,
 ) -> dict[str, Any]:
-    """The JSON record: metadata, the page's type, chosen indices with scores, the kept blocks,
-    and Markdown."""
+    """The JSON record: metadata, the page's type, chosen indices with scores, the kept blocks, and Markdown;
+    ``warnings`` and ``notes`` (:func:`result_notes`; ``query``: the result's) when there are
+    any."""
     scores = selection.scores or {}
     wanted = set(selection.indices)
     record: dict[str, Any] = {
@@ -138,6 +236,7 @@ def selection_json(
         record["fallback"] = selection.fallback
     if include_blocks:
         unit_of = page.unit_ids()
+        context = selection.context or {}
         record["blocks"] = [
             {
                 "index": b.index,
@@ -145,6 +244,10 @@ def selection_json(
                 "text": b.text,
                 **({"score": round(float(scores[b.index]), 4)} if b.index in scores else {}),
                 **({"unit": unit_of[b.index]} if b.index in unit_of else {}),
+                **({"source": b.source} if b.source != "dom" else {}),
+                **(
+                    {"context": _context_rows(page, context[b.index])} if b.index in context else {}
+                ),
             }
             for b in page.blocks
             if b.index in wanted
@@ -155,9 +258,21 @@ def selection_json(
     warnings = list(page.warnings) + list(selection.warnings)
     if warnings:
         record["warnings"] = warnings
+    notes = result_notes(page, selection, query)
+    if notes:
+        record["notes"] = notes
     if extra:
         record.update(extra)
     return record
+
+
+def _context_rows(page: Page, headings: tuple[int, ...]) -> list[dict[str, Any]]:
+    """The headings given as a kept block's context (:attr:`Selection.context`), as JSON."""
+    rows = []
+    for index in headings:
+        block = page.by_index(index)
+        rows.append({"index": index, "tag": block.tag, "text": " ".join(block.text.split())})
+    return rows
 
 
 def render(page: Page, selection: Selection, fmt: str = "markdown") -> str:

@@ -34,6 +34,7 @@ TWINS = (
     "blockdex.candidates",
     "blockdex.predict.content",
     "blockdex.units",
+    "blockdex.items",
 )
 """The modules that have a compiled twin (each calls :func:`twin`; a test checks the list)."""
 

@@ -44,6 +44,7 @@ from blockdex.features import (
     context_features,
     model_features,
 )
+from blockdex.items import ITEM_COLUMN_NAMES, ITEM_CONTEXT_NAMES, slot_means
 from blockdex.parse import check_minimums
 
 SHIPPED_DATASETS = ("scrapinghub-aeb", "wcxb", "trafilatura-eval", "webmainbench-samples")
@@ -94,6 +95,10 @@ class TrainConfig:
     F1 is flat from 0.50 to 0.55 (0.8950, 0.8949) and lower at 0.45 and 0.60 (thirteenth
     session)."""
     max_pages: int | None = None
+    item_columns: bool = False
+    """Give stage 1 the page's item columns (:data:`blockdex.items.ITEM_COLUMN_NAMES`: the item
+    list a block sits in, its share of the page, the block's template slot) and stage 2 the
+    mean first-stage probability of the block's slot across the list's items (issue 41)."""
     unit_columns: bool = False
     """Give stage 1 the page's unit columns too (:data:`blockdex.units.UNIT_COLUMN_NAMES`: in
     the primary article, in a rival story, the unit headline's title match, its share of the
@@ -121,6 +126,8 @@ class PageData:
     gt_tokens: Counter[str]
     labelled: np.ndarray | None = None
     """Blocks with a known label (snippet-only pages label only the blocks holding a snippet)."""
+    slots: np.ndarray | None = None
+    """Each block's item slot group (:func:`blockdex.items.item_columns`), with item columns."""
 
 
 @dataclass(slots=True)
@@ -146,7 +153,9 @@ def _snippet_labels(seg: Any, page: EvalPage) -> tuple[np.ndarray, np.ndarray] |
     return (share, known) if known.any() else None
 
 
-def page_data(page: EvalPage, extractor: Any, unit_columns: bool = False) -> PageData | None:
+def page_data(
+    page: EvalPage, extractor: Any, unit_columns: bool = False, item_columns: bool = False
+) -> PageData | None:
     """Segment, featurise and label one page (None when it has no usable ground truth)."""
     has_text = page.ground_truth is not None  # "" is a label too: a page without content
     if not has_text and not page.with_snippets:
@@ -157,6 +166,7 @@ def page_data(page: EvalPage, extractor: Any, unit_columns: bool = False) -> Pag
         return None
     if not seg.blocks:
         return None
+    X, slots = model_features(seg, unit_columns, item_columns)
     if not has_text:
         labels = _snippet_labels(seg, page)
         if labels is None:
@@ -164,21 +174,23 @@ def page_data(page: EvalPage, extractor: Any, unit_columns: bool = False) -> Pag
         return PageData(
             id=page.id,
             dataset=page.dataset,
-            X=model_features(seg, unit_columns),
+            X=X,
             groups=block_groups(seg),
             share=labels[0],
             block_tokens=[word_tokens(b.text) for b in seg.blocks],
             gt_tokens=Counter(),
             labelled=labels[1],
+            slots=slots,
         )
     return PageData(
         id=page.id,
         dataset=page.dataset,
-        X=model_features(seg, unit_columns),
+        X=X,
         groups=block_groups(seg),
         share=np.asarray(block_labels(seg, page.ground_truth), dtype=np.float32),
         block_tokens=[word_tokens(b.text) for b in seg.blocks],
         gt_tokens=Counter(word_tokens(page.ground_truth)),
+        slots=slots,
     )
 
 
@@ -188,9 +200,11 @@ def collect(
     max_pages: int | None = None,
     progress: bool = True,
     unit_columns: bool = False,
+    item_columns: bool = False,
 ) -> list[PageData]:
     """Training pages of ``datasets`` restricted to ``split`` (``train``, ``dev`` or ``all``);
-    ``unit_columns`` adds :func:`blockdex.units.unit_columns` to their features."""
+    ``unit_columns`` adds :func:`blockdex.units.unit_columns` to their features,
+    ``item_columns`` :func:`blockdex.items.item_columns`."""
     from tqdm import tqdm
 
     from blockdex.extract import Extractor
@@ -202,7 +216,7 @@ def collect(
         if max_pages:
             pages = pages[:max_pages]
         for page in tqdm(pages, desc=f"featurising {name}", disable=not progress, file=sys.stderr):
-            d = page_data(page, ex, unit_columns)
+            d = page_data(page, ex, unit_columns, item_columns)
             if d is not None:
                 out.append(d)
     return out
@@ -335,7 +349,7 @@ def _out_of_fold(
         m = _fit(X[row_fold != f], y[row_fold != f], w[row_fold != f], cfg, seed + f)
         oof1[row_fold == f] = m.predict(X[row_fold == f])
     ctx = np.vstack(
-        [context_features(p, d.groups) for p, d in zip(_split_pages(oof1, data), data, strict=True)]
+        [stage2_context(p, d) for p, d in zip(_split_pages(oof1, data), data, strict=True)]
     )
     X2 = np.hstack([X, ctx])
     oof2 = np.zeros(len(y))
@@ -343,6 +357,15 @@ def _out_of_fold(
         m = _fit(X2[row_fold != f], y[row_fold != f], w[row_fold != f], cfg, seed + 10 + f)
         oof2[row_fold == f] = m.predict(X2[row_fold == f])
     return OutOfFold(oof1, oof2, X2)
+
+
+def stage2_context(prob: np.ndarray, d: PageData) -> np.ndarray:
+    """Stage 2's columns from stage 1's probabilities of one page: the context columns, then
+    with item columns the slot means (:func:`blockdex.items.slot_means`)."""
+    ctx = context_features(prob, d.groups)
+    if d.slots is None:
+        return ctx
+    return np.hstack([ctx, slot_means(prob, d.slots)])
 
 
 def export_booster(booster: Any) -> dict[str, Any]:
@@ -412,7 +435,13 @@ def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
         raise MissingExtra("lightgbm", "train", "training the main-content model") from None
     t0 = time.perf_counter()
     if data is None:
-        data = collect(cfg.datasets, cfg.split, cfg.max_pages, unit_columns=cfg.unit_columns)
+        data = collect(
+            cfg.datasets,
+            cfg.split,
+            cfg.max_pages,
+            unit_columns=cfg.unit_columns,
+            item_columns=cfg.item_columns,
+        )
     if not data:
         raise BlockdexError("no training pages with ground truth were found")
     X = np.vstack([d.X for d in data])
@@ -436,11 +465,20 @@ def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
     }
     imp = stage2.feature_importance("gain")
     stage1_names = list(FEATURE_NAMES)
-    if X.shape[1] > len(FEATURE_NAMES):  # collected with unit columns
+    if cfg.unit_columns:
         from blockdex.units import UNIT_COLUMN_NAMES
 
         stage1_names += UNIT_COLUMN_NAMES
-    names = [*stage1_names, *CONTEXT_NAMES]
+    context_names = list(CONTEXT_NAMES)
+    if cfg.item_columns:
+        stage1_names += ITEM_COLUMN_NAMES
+        context_names += ITEM_CONTEXT_NAMES
+    if X.shape[1] != len(stage1_names):
+        raise BlockdexError(
+            f"the training pages have {X.shape[1]} feature columns where the configuration "
+            f"asks for {len(stage1_names)}: collect them with the same unit/item columns"
+        )
+    names = [*stage1_names, *context_names]
     top = sorted(zip(names, imp, strict=True), key=lambda kv: -kv[1])[:15]
     report = {
         "pages": len(data),
@@ -460,7 +498,7 @@ def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
         "format": "blockdex-content-model",
         "version": 1,
         "features": stage1_names,
-        "context_features": list(CONTEXT_NAMES),
+        "context_features": context_names,
         "threshold": t2,
         "stage1": export_booster(stage1),
         "stage2": export_booster(stage2),
@@ -468,7 +506,7 @@ def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
         "config": {
             k: v
             for k, v in asdict(cfg).items()
-            if k != "datasets" and not (k == "unit_columns" and not v)
+            if k != "datasets" and not (k in ("unit_columns", "item_columns") and not v)
         },
         "report": report,
     }
@@ -504,6 +542,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             n_trees=args.trees or TrainConfig().n_trees,
             threshold_repeats=args.threshold_repeats,
             max_pages=args.limit,
+            item_columns=args.item_columns,
         )
     except ValueError as exc:
         raise BlockdexError(str(exc)) from None
@@ -596,5 +635,12 @@ def register(sub: Any) -> None:
         "maximises on average (1 trains fastest; the trees are the same either way)",
     )
     p.add_argument("--limit", type=int, default=None, help="at most N pages per dataset")
+    p.add_argument(
+        "--item-columns",
+        action=argparse.BooleanOptionalAction,
+        default=TrainConfig().item_columns,
+        help="give the model the page's item lists (the list a block sits in, its share of the "
+        "page, the block's slot in its item) and the mean first-stage probability of that slot",
+    )
     p.add_argument("--out", required=True, help="where to write the model JSON")
     p.set_defaults(func=cmd_train)

@@ -44,6 +44,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from blockdex.cjk import WORD_PATTERN
+from blockdex.items import ItemList, item_units
 from blockdex.parse import check_minimums
 from blockdex.speedups import lexbor, twin
 
@@ -80,6 +81,9 @@ class UnitConfig:
     """Headings ``h1`` … ``h{headline_levels}`` can be an article's headline."""
     title_match: float = 0.6
     """A heading names the page (or a query names a heading) from this word overlap (Dice)."""
+    site_name_words: int = 4
+    """A part of ``<title>`` that names no site (:func:`site_keys`) is cut off as the site's
+    name only when it is this short (``Harbour Notes``): a long part is the story or a slogan."""
     min_repeated_share: float = 0.15
     """Sibling elements of one tag and class that each hold this share of the page's text are
     story containers, with or without headings."""
@@ -100,6 +104,7 @@ _UNIT_MINIMUMS = {
     "max_headings": 0,
     "story_levels": 1,
     "min_repeated_share": 0.0,
+    "site_name_words": 0,
 }
 DEFAULT_UNITS = UnitConfig()
 
@@ -112,7 +117,8 @@ class Unit(NamedTuple):
     id: int
     """Position in :attr:`blockdex.page.Page.units`."""
     kind: str
-    """``article`` or ``section``."""
+    """``article``, ``items`` (a list of records of one template: :mod:`blockdex.items`),
+    ``item`` (one record of such a list) or ``section``."""
     start: int
     end: int
     heading: int | None = None
@@ -127,7 +133,8 @@ class Unit(NamedTuple):
     """Why it is a unit: the declaring tag or attribute (``article``, ``main``, ``itemtype``,
     ``role``), ``repeated`` (one of several sibling containers of one tag and class, each with
     a large share of the page's text), ``headlines`` (one of several runs that each open with a
-    headline of one level) or ``heading`` (a section)."""
+    headline of one level), ``heading`` (a section) or ``template`` (an item list or an item:
+    siblings of one tag and class signature)."""
 
     def holds(self, index: int) -> bool:
         """Whether block ``index`` lies in this unit."""
@@ -168,6 +175,7 @@ def _squash(text: str) -> str:
     return _NOT_ALNUM_RE.sub("", text.lower())
 
 
+@lru_cache(maxsize=256)
 def site_keys(site_name: str | None, url: str | None) -> frozenset[str]:
     """How a site names itself, squashed to letters and digits: its ``og:site_name`` and the
     labels of its host (``www.marketrasentoday.co.uk`` → ``marketrasentoday``)."""
@@ -181,11 +189,17 @@ def site_keys(site_name: str | None, url: str | None) -> frozenset[str]:
     return frozenset(k for k in keys if len(k) >= 3)
 
 
-def _names_site(piece: str, site: frozenset[str]) -> bool:
+def names_site(piece: str, site: frozenset[str]) -> bool:
     """Whether a piece of a split title is the site's name (``BBC News`` for ``bbc``, ``Market
     Rasen Today`` for ``marketrasentoday``), not a story that mentions it."""
     sq = _squash(piece)
     return any(sq == k or (k in sq and len(sq) - len(k) <= 6) or sq in k for k in site if sq)
+
+
+def title_pieces(title: str) -> list[str]:
+    """The pieces site-name separators (:data:`TITLE_SEPARATORS`) cut ``title`` into."""
+    title = " ".join((title or "").split())
+    return [p.strip() for p in TITLE_SEPARATORS.split(title) if p.strip()]
 
 
 def title_variants(title: str, site: frozenset[str] = frozenset()) -> list[str]:
@@ -195,13 +209,51 @@ def title_variants(title: str, site: frozenset[str] = frozenset()) -> list[str]:
     title = " ".join((title or "").split())
     if not title:
         return []
-    pieces = [p.strip() for p in TITLE_SEPARATORS.split(title) if p.strip()]
+    pieces = title_pieces(title)
     if len(pieces) > 1 and site:
-        pieces = [p for p in pieces if not _names_site(p, site)] or pieces
+        pieces = [p for p in pieces if not names_site(p, site)] or pieces
     longest = max(pieces, key=len) if pieces else ""
     if longest and longest != title and len(words(longest)) >= 2:
         return [title, longest]
     return [title]
+
+
+def title_without_site(
+    title: str, site: frozenset[str] = frozenset(), cfg: UnitConfig | None = None
+) -> str:
+    """``title`` without the site's name: the pieces at its ends that name the site (``site``:
+    :func:`site_keys`) are cut off with their separators; when none does and one separator cuts
+    the title in two, the shorter part is, if it is short (:attr:`UnitConfig.site_name_words`;
+    ``Tide tables - Harbour Notes`` → ``Tide tables``). The title as it is when no separator
+    cuts it."""
+    cfg = cfg or DEFAULT_UNITS
+    title = " ".join((title or "").split())
+    cuts = list(TITLE_SEPARATORS.finditer(title))
+    if not cuts:
+        return title
+    bounds = [0, *(x for m in cuts for x in (m.start(), m.end())), len(title)]
+    pieces = [(bounds[k], bounds[k + 1]) for k in range(0, len(bounds), 2)]
+    pieces = [(a, b) for a, b in pieces if b > a]
+    if len(pieces) < 2:
+        return title
+    lo, hi = 0, len(pieces) - 1
+    while lo < hi and site and names_site(title[slice(*pieces[lo])], site):
+        lo += 1
+    while hi > lo and site and names_site(title[slice(*pieces[hi])], site):
+        hi -= 1
+    if (lo, hi) == (0, 1) and len(pieces) == 2:  # nothing named the site: the longer part
+        first, last = pieces
+        shorter = last if first[1] - first[0] >= last[1] - last[0] else first
+        if len(title[slice(*shorter)].split()) <= cfg.site_name_words:
+            lo = hi = 1 if shorter is first else 0
+    return title[pieces[lo][0] : pieces[hi][1]]
+
+
+def page_site(page: Page) -> frozenset[str]:
+    """:func:`site_keys` of a page: its ``og:site_name`` and the host of its address (or of
+    its canonical link)."""
+    meta = page.meta
+    return site_keys(meta.get("site_name"), page.url or meta.get("canonical"))
 
 
 def url_slug(url: str | None) -> str:
@@ -262,7 +314,7 @@ def page_title(page: Page) -> PageTitle:
         meta.get("og_title", ""),
         meta.get("html_title", ""),
         meta.get("canonical") or page.url,
-        site_keys(meta.get("site_name"), page.url or meta.get("canonical")),
+        page_site(page),
     )
 
 
@@ -520,14 +572,21 @@ def find_units(
 # -- from spans to the page's units ------------------------------------------------------------
 
 
+_KIND_ORDER = {"items": 0, "item": 1, "article": 2, "section": 3}
+"""Of units with the same blocks, the one listed first (the outer one): an item that is also a
+story container stays in its list."""
+
+
 def build_units(
     spans: Sequence[_Span],
     blocks: Sequence[object],
     heads: Sequence[tuple[int, int]],
     cfg: UnitConfig = DEFAULT_UNITS,
+    items: Sequence[tuple[int, int, str, int | None, int]] = (),
 ) -> tuple[Unit, ...]:
-    """Article units (deduplicated spans) and section units, sorted by start (outer first),
-    with headlines, titles and parents set."""
+    """Article units (deduplicated spans), item lists and their items (``items``:
+    :func:`blockdex.items.item_units`) and section units, sorted by start (outer first), with
+    headlines, titles and parents set."""
     first = blocks[0].index if blocks else 0  # type: ignore[attr-defined]
     seen: dict[tuple[int, int], str] = {}
     for s in spans:
@@ -539,6 +598,8 @@ def build_units(
     # sections stop at the end of a declared article only: repeated containers and headline runs
     # are layout guesses that often close right after a heading
     articles = sorted((r[0], r[1]) for r in raw if r[3] not in ("repeated", "headlines"))
+    # nor past the end of the item it sits in (a card's title heads the card, not the next one)
+    articles = sorted([*articles, *((r[0], r[1]) for r in items if r[2] == "item")])
     open_: list[tuple[int, int]] = []  # (level, position) of headings whose section is open
     ends: dict[int, int] = {}
     for pos, level in heads:
@@ -564,13 +625,21 @@ def build_units(
                 end = a_start - 1
                 break
         raw.append((at, end, "section", "heading", at, levels[at]))
-    raw.sort(key=lambda r: (r[0], -r[1], r[2] != "article"))
+    raw.extend(
+        (start, end, kind, "template", head, level) for start, end, kind, head, level in items
+    )
+    raw.sort(key=lambda r: (r[0], -r[1], _KIND_ORDER[r[2]]))
     units: list[Unit] = []
     stack: list[Unit] = []
     for start, end, kind, source, head, level in raw:
         while stack and not (stack[-1].start <= start and end <= stack[-1].end):
             stack.pop()
-        title = blocks[head].text[:300] if head is not None else ""  # type: ignore[attr-defined]
+        if head is not None:
+            title = blocks[head].text[:300]  # type: ignore[attr-defined]
+        elif kind == "item":  # an item without a heading is named by its first line
+            title = blocks[start].text[:120]  # type: ignore[attr-defined]
+        else:
+            title = ""
         unit = Unit(
             len(units),
             kind,
@@ -691,13 +760,18 @@ def find_primary(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> Primary:
 
 
 def page_units(
-    root: object | None, blocks: Sequence[Block], cfg: UnitConfig = DEFAULT_UNITS
+    root: object | None,
+    blocks: Sequence[Block],
+    cfg: UnitConfig = DEFAULT_UNITS,
+    item_lists: Sequence[ItemList] = (),
 ) -> tuple[Unit, ...]:
-    """The articles and sections of a segmented page (``root``: the live tree its blocks came
-    from), sorted by first block, outer ones first."""
+    """The articles, item lists with their items, and sections of a segmented page (``root``:
+    the live tree its blocks came from; ``item_lists``: :func:`blockdex.items.find_item_lists`
+    of its blocks), sorted by first block, outer ones first."""
     heads = heading_positions(blocks)
     spans = find_units(root, blocks, heads, cfg)
-    return build_units(spans, blocks, heads, cfg) if spans or heads else ()
+    items = item_units(item_lists, heads) if item_lists else ()
+    return build_units(spans, blocks, heads, cfg, items) if spans or heads or items else ()
 
 
 # -- stories: the titled one among the kept blocks ---------------------------------------------
@@ -1254,6 +1328,35 @@ UNIT_COLUMN_NAMES: tuple[str, ...] = (
 """Per block: inside the primary article unit (1/0); inside a rival article unit, another story
 (1/0); how well the headline of the smallest article unit holding it matches the page's title
 sources (0 without one); that unit's share of the page's characters (0 without one)."""
+
+
+def section_context(
+    page: Page, kept: Sequence[int], headline: str = ""
+) -> dict[int, tuple[int, ...]]:
+    """The headings to write above the kept blocks of a query's answer: for each kept block,
+    the headings of the sections that hold it (its section path, outermost first), but those
+    kept themselves, those already given above an earlier kept block (so each section's path
+    comes above its first kept block) and the page's ``headline`` (the title line says it).
+    ``kept``: the kept block indices, in order. Returns kept block index → heading indices."""
+    sections = [u for u in page.units if u.kind == "section" and u.heading is not None]
+    if not sections or not kept:
+        return {}
+    wanted = set(kept)
+    given: set[int] = set()
+    skip = " ".join(headline.lower().split())
+    out: dict[int, tuple[int, ...]] = {}
+    for index in kept:
+        path = []
+        for unit in sections:  # outer units first
+            head = unit.heading
+            if unit.start <= index <= unit.end and head not in wanted and head not in given:
+                given.add(head)  # type: ignore[arg-type]
+                text = " ".join(page.by_index(head).text.lower().split())  # type: ignore[arg-type]
+                if text and text != skip:
+                    path.append(head)
+        if path:
+            out[index] = tuple(path)  # type: ignore[arg-type]
+    return out
 
 
 def unit_columns(page: Page) -> np.ndarray:

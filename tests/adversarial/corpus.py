@@ -233,7 +233,7 @@ def huge_attribute(r: random.Random) -> bytes:
 
 
 def huge_attribute_code_class(r: random.Random) -> bytes:
-    # segment._LANG_RE reads the class of <code> inside <pre>
+    # segment._LANG_CLASS_RE reads the class of <code> inside <pre>
     cls = " lang" + " " * (2 * MB) + "!"
     return _page(f'<pre><code class="{cls}">print(1)\n</code></pre>' + _article())
 
@@ -449,7 +449,7 @@ def probe_sentence_ends(r: random.Random) -> bytes:
 
 
 def probe_code_class(r: random.Random) -> bytes:
-    # assemble._CODE_CLASS_RE and segment._LANG_RE
+    # segment._LANG_CLASS_RE
     cls = "language-" + "a" * 100_000 + '"<'
     return _page(f"<pre><code class='{cls}'>code\n</code></pre>" + _article())
 
@@ -586,6 +586,9 @@ REGEX_PROBES: tuple[tuple[str, str, str, Callable[[], str | bytes]], ...] = (
     ("parse", "_CONTROL_RE", "findall", lambda: "\x01" * 500_000),
     ("parse", "_MARKUP_RE", "findall", lambda: "<" * 500_000),
     ("markdown", "_INLINE_RE", "split", lambda: "</b" * 300_000),
+    ("markdown", "_HEADING_LINE_RE", "match", lambda: "#" * 500_000),
+    ("clean", "_SCHEMA_WORD_RE", "split", lambda: "aB" * 300_000),
+    ("items", "_DIGITS_RE", "findall", lambda: "1a" * 300_000),
     ("markdown", "_LINE_START_RE", "findall", lambda: "- " * 300_000 + "x"),
     ("markdown", "_LINE_START_RE", "findall", lambda: "\n1" * 300_000),
     ("markdown", "_LINE_START_RE", "findall", lambda: "=\t" * 300_000 + "x"),
@@ -605,9 +608,20 @@ REGEX_PROBES: tuple[tuple[str, str, str, Callable[[], str | bytes]], ...] = (
     ("segment", "_SENTENCE_END_RE", "split", lambda: (". " + " " * 100) * 5000),
     ("segment", "_SPACE_RE", "findall", lambda: " " * 500_000),
     ("segment", "_NEWLINE_RE", "findall", lambda: "\n" * 500_000),
-    ("segment", "_LANG_RE", "search", lambda: " lang" + " " * 500_000 + "!"),
-    ("segment", "_LANG_RE", "search", lambda: " language-" * 100_000),
-    ("assemble", "_CODE_CLASS_RE", "match", lambda: '<code class="language-' + "a" * 500_000),
+    ("segment", "_LANG_CLASS_RE", "search", lambda: " lang" + " " * 500_000 + "!"),
+    ("segment", "_LANG_CLASS_RE", "search", lambda: " language-" * 100_000),
+    ("segment", "_LANG_CLASS_RE", "search", lambda: " brush:" + " " * 500_000 + "!"),
+    ("segment", "_LANG_NAME_RE", "fullmatch", lambda: "a" * 500_000),
+    ("segment", "_BREAK_RUN_RE", "findall", lambda: "\n" * 500_000 + "x"),
+    ("segment", "_SEGMENT_END_RE", "split", lambda: "a" * 500_000 + "/?#" * 100_000),
+    ("assemble", "_SIZE_MARK_RE", "findall", lambda: "1x" * 300_000),
+    ("assemble", "_SIZE_MARK_RE", "findall", lambda: "thumbnai" * 100_000),
+    ("assemble", "_SIZE_HINT_RE", "findall", lambda: "?w=" * 200_000 + "1" * 100_000),
+    ("assemble", "_SIZE_HINT_RE", "findall", lambda: "12345x" * 100_000),
+    ("clean", "CARD_CLASS_RE", "search", lambda: "tooltip-" * 100_000 + "x"),
+    ("clean", "CARD_CLASS_RE", "search", lambda: "a-" * 200_000 + "popover-" + "-" * 100_000),
+    ("clean", "CARD_TRIGGER_RE", "search", lambda: "tool-tip-" * 100_000),
+    ("clean", "MORE_LINK_RE", "fullmatch", lambda: " " * 300_000 + "more" + "»" * 100_000 + "x"),
     ("intervals", "_FENCE_RE", "findall", lambda: "```" + "a" * 300_000 + "``" * 100_000),
     ("intervals", "_FENCE_RE", "findall", lambda: "```x\n" * 100_000),
     ("intervals", "_NA_RE", "match", lambda: "[ " * 200_000 + "x"),

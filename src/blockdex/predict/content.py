@@ -34,7 +34,8 @@ from blockdex.features import (
     in_family,
     model_features,
 )
-from blockdex.page import Page, Selection
+from blockdex.items import ITEM_COLUMN_NAMES, ITEM_CONTEXT_NAMES, slot_means
+from blockdex.page import Block, Page, Selection
 from blockdex.speedups import twin
 from blockdex.units import UNIT_COLUMN_NAMES, content_counts, missed_story_found, titled_story
 
@@ -213,11 +214,18 @@ class ContentModel:
         if spec.get("format") != "blockdex-content-model":
             raise BlockdexError("not a blockdex content model (missing format marker)")
         features = tuple(spec["features"])
-        self.unit_columns = features == (*FEATURE_NAMES, *UNIT_COLUMN_NAMES)
+        self.unit_columns = UNIT_COLUMN_NAMES[0] in features
         """Whether stage 1 reads the page's unit columns too (``TrainConfig.unit_columns``)."""
-        if (features != FEATURE_NAMES and not self.unit_columns) or tuple(
-            spec["context_features"]
-        ) != CONTEXT_NAMES:
+        self.item_columns = ITEM_COLUMN_NAMES[0] in features
+        """Whether stage 1 reads the page's item columns and stage 2 the item slots' means
+        (``TrainConfig.item_columns``)."""
+        expected = (
+            *FEATURE_NAMES,
+            *(UNIT_COLUMN_NAMES if self.unit_columns else ()),
+            *(ITEM_COLUMN_NAMES if self.item_columns else ()),
+        )
+        context = (*CONTEXT_NAMES, *(ITEM_CONTEXT_NAMES if self.item_columns else ()))
+        if features != expected or tuple(spec["context_features"]) != context:
             raise BlockdexError(
                 "the content model was trained with other features than this blockdex computes; "
                 "retrain it with 'blockdex train'"
@@ -247,7 +255,7 @@ class ContentModel:
         """
         if not page.blocks:
             return np.zeros(0)
-        X = model_features(page, self.unit_columns)
+        X, slots = model_features(page, self.unit_columns, self.item_columns)
         p1 = self.stage1.predict(X)
         if confident is not None and compiled is not None and self.stage2._packed is not None:
             # the unsure blocks' stage-2 rows in one compiled call (no context columns for
@@ -260,9 +268,13 @@ class ContentModel:
             if unsure_rows is not None:
                 positions, X2 = unsure_rows
                 if len(positions):
+                    if slots is not None:
+                        X2 = np.hstack([X2, slot_means(p1, slots)[positions]])
                     p1[positions] = self.stage2.predict(X2)
                 return p1
         ctx = context_features(p1, block_groups(page))
+        if slots is not None:
+            ctx = np.hstack([ctx, slot_means(p1, slots)])
         if confident is None:
             return self.stage2.predict(np.hstack([X, ctx]))
         unsure = (p1 >= confident[0]) & (p1 <= confident[1])
@@ -341,6 +353,8 @@ class ContentPredictor:
         if not self.comments and _any(keep):
             keep, note = _without_comments(page, keep)
             warnings += note
+        if _any(keep):
+            keep = _with_product_facts(page, _with_figures(page, keep))
         fallback = None
         if not _any(keep) and self.never_empty:
             keep, fallback, note = never_empty(page, probs)
@@ -455,6 +469,58 @@ def never_empty(page: Page, probs: np.ndarray) -> tuple[np.ndarray, str | None, 
         "best-blocks",
         (f"{why}; kept the best-scored blocks (use --predictor all for the whole page)",),
     )
+
+
+FIGURE_TAGS = frozenset({"img", "figcaption", "caption"})
+"""Blocks that are a figure's parts: its image and its caption."""
+MAX_FIGURE_GAP = 3
+"""Dropped figure blocks between two kept blocks are kept when there are at most this many:
+one figure (an image, its caption, a credit line), not a gallery."""
+
+
+def _in_figure(block: Block) -> bool:
+    return block.tag in FIGURE_TAGS or any(tag == "figure" for tag, _ in block.chain)
+
+
+def _with_figures(page: Page, keep: np.ndarray) -> np.ndarray:
+    """``keep`` with the figures that sit between two kept blocks, when the images are written
+    (:attr:`blockdex.page.Page.images`): an image and its caption in the middle of the kept text
+    are part of it (the model reads them as short lines of little text, and drops them).
+
+    Not without images: the benchmarks' ground truth leaves captions and alt texts out, and
+    keeping them cost scrapinghub-aeb 0.0045 F1 (0.0003 for captions alone) and trafilatura-eval
+    0.001 snippet F1 (``benchmarks/NOTES.md``)."""
+    if not page.images:
+        return keep
+    blocks = page.blocks
+    out = keep
+    k = 0
+    n = len(blocks)
+    while k < n:
+        if keep[k] or not k or not keep[k - 1]:
+            k += 1
+            continue
+        end = k
+        while end < n and not keep[end] and end - k < MAX_FIGURE_GAP and _in_figure(blocks[end]):
+            end += 1
+        if end < n and end > k and keep[end]:
+            if out is keep:
+                out = keep.copy()
+            out[k:end] = True
+        k = max(end, k + 1)
+    return out
+
+
+def _with_product_facts(page: Page, keep: np.ndarray) -> np.ndarray:
+    """``keep`` with the product facts rescued from the page's JSON-LD (``Block.source ==
+    "facts"``: its price, availability… where the visible page lacks them): they describe the
+    page's one product, whatever the model made of its visible blocks."""
+    facts = [i for i, b in enumerate(page.blocks) if b.source == "facts"]
+    if not facts:
+        return keep
+    out = keep.copy()
+    out[facts] = True
+    return out
 
 
 def _without_comments(page: Page, keep: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:

@@ -50,6 +50,29 @@ if TYPE_CHECKING:
 log = logging.getLogger("blockdex.server")
 
 
+JSON_BODY = "a JSON object with Content-Type: application/json"
+"""What to send an endpoint that reads JSON (the 415 answer to a body of another kind)."""
+EXTRACT_BODY = (
+    "the page itself with Content-Type: text/html (options in the query string, e.g."
+    " ?format=markdown&query=...), or a JSON object such as"
+    ' {"html": "<html>...</html>", "format": "markdown"} or {"url": "https://..."} with'
+    " Content-Type: application/json"
+)
+"""What to send /v1/extract."""
+BATCH_BODY = (
+    'a JSON object with a "pages" list, {"pages": [{"html": "..."}, {"url": "https://..."}]},'
+    " with Content-Type: application/json"
+)
+"""What to send /v1/extract/batch."""
+_FORM_TYPES = frozenset({"application/x-www-form-urlencoded"})
+"""Content types a client sends JSON as without meaning to (curl -d's default): read as JSON."""
+
+
+def _meant_as_json(ctype: str) -> bool:
+    """Whether a body of content type ``ctype`` may be JSON (and a parse error is a 400)."""
+    return ctype == "application/json" or ctype.endswith("+json") or ctype in _FORM_TYPES
+
+
 def openapi_schema(config: ServerConfig) -> dict[str, Any]:
     """The OpenAPI 3.1 description of the API: ``templates/openapi.json`` (written by hand)
     with this server's version and batch limit filled in."""
@@ -111,11 +134,21 @@ class BlockdexServer:
             chunks.append(chunk)
         return b"".join(chunks)
 
-    async def read_json(self, request: Request) -> Any:
+    async def read_json(self, request: Request, expected: str = JSON_BODY) -> Any:
+        """The request body read as JSON. A body that is not JSON is a 400 ``invalid_json``,
+        or a 415 ``unsupported_media_type`` saying what to send (``expected``) when its
+        content type says it was never meant as JSON (``text/plain``)."""
         body = await self.read_body(request)
         try:
             return json.loads(body)
         except (ValueError, UnicodeDecodeError) as exc:
+            ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+            if ctype and not _meant_as_json(ctype):
+                raise RequestError(
+                    415,
+                    "unsupported_media_type",
+                    f"cannot read a body sent as {ctype}; send {expected}",
+                ) from None
             raise RequestError(
                 400, "invalid_json", f"the request body is not valid JSON: {exc}"
             ) from None
@@ -156,14 +189,14 @@ class BlockdexServer:
                 req, html=body, content_type=request.headers.get("content-type")
             )
         else:
-            req = parse_extract_request(await self.read_json(request))
+            req = parse_extract_request(await self.read_json(request, EXTRACT_BODY))
         result = await self.service.run(lambda: self.service.extract(req))
         return JSONResponse(result)
 
     async def extract_batch(self, request: Request) -> Response:
         from starlette.responses import JSONResponse
 
-        payload = await self.read_json(request)
+        payload = await self.read_json(request, BATCH_BODY)
         if not isinstance(payload, dict) or not isinstance(payload.get("pages"), list):
             raise RequestError(
                 400, "invalid_request", "the body must be a JSON object with a 'pages' list"

@@ -488,7 +488,10 @@ class Service:
         return PageResult(explanation, data, url, ctype, timings)
 
     def extract(self, req: ExtractRequest) -> dict[str, Any]:
-        """The /v1/extract response body for one page."""
+        """The /v1/extract response body for one page: its ``warnings`` and ``notes`` as the CLI
+        prints them."""
+        from blockdex.render import result_notes
+
         result = self.explain(req)
         exp = result.explanation
         t0 = time.perf_counter()
@@ -514,6 +517,9 @@ class Service:
         warnings = [*exp.page.warnings, *exp.selection.warnings]
         if warnings:
             body["warnings"] = warnings
+        notes = result_notes(exp.page, exp.selection, exp.query)
+        if notes:
+            body["notes"] = notes
         body["timings"] = {k: round(v * 1000, 3) for k, v in result.timings.items()}
         return body
 
