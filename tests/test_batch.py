@@ -18,6 +18,7 @@ import pytest
 
 from blockdex.batch import BatchConfig, read_records, run_batch
 from blockdex.errors import BlockdexError
+from blockdex.pagetype import OTHER, PAGE_TYPES
 
 DATA = Path(__file__).parent / "data"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -93,6 +94,9 @@ def test_directory_jsonl_and_missing_files_each_yield_one_record(tmp_path):
     assert all(r["error"] for r in bad)
     good = [r for r in recs if not r["error"]]
     assert all(r["content"] and r["indices"] for r in good)
+    assert all(r["page_type"] in (*PAGE_TYPES, OTHER) for r in good)
+    assert all(0 <= r["page_type_confidence"] <= 1 for r in good)
+    assert by_id[f"{DATA / 'pages' / 'forum.html'}"]["page_type"] == "forum"
     assert summary.ok == len(good) and sum(summary.errors.values()) == len(bad)
     assert json.loads((out / "_SUMMARY.json").read_text())["pages"] == len(recs)
 

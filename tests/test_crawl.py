@@ -38,6 +38,7 @@ import pytest
 from blockdex.cli import main
 from blockdex.crawl_discovery import RobotsRules, parse_feed, parse_sitemap
 from blockdex.crawl_urls import normalize_url, url_to_path
+from blockdex.pagetype import OTHER, PAGE_TYPES
 
 WORDS = re.findall(
     r"\w+",
@@ -385,6 +386,8 @@ def test_every_url_ends_as_exactly_one_record(crawled):
         text = (out / rec["file"]).read_text(encoding="utf-8")
         assert rec["content"] == text and rec["status"] == 200 and rec["fetched_at"]
         assert rec["title"] and rec["links"] is not None
+        assert rec["page_type"] in (*PAGE_TYPES, OTHER) and 0 <= rec["page_type_confidence"] <= 1
+    assert pages["/missing"]["page_type"] is None  # no page, no type
     files = [p for p in out.rglob("*.md")]
     assert len(files) == len(written)
     summary = json.loads((out / "_SUMMARY.json").read_text())

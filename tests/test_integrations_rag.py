@@ -127,8 +127,10 @@ def test_loader_reads_a_file_into_main_content_and_page_metadata(langchain: Any)
     assert doc.metadata["predictor"] == "content"
     assert doc.metadata["n_blocks"] > 20
     assert doc.metadata["selection"].startswith("[[")
+    assert doc.metadata["page_type"] == "article"
+    assert isinstance(doc.metadata["page_type_confidence"], float)
     # flat, non-null values: what vector stores accept
-    assert all(isinstance(v, str | int) for v in doc.metadata.values())
+    assert all(isinstance(v, str | int | float) for v in doc.metadata.values())
 
 
 def test_loader_fetches_urls_and_reports_the_address_after_redirects(

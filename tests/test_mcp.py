@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import http.server
 import json
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -63,8 +64,12 @@ def site() -> Iterator[str]:
 
 
 def stdio(*args: str) -> StdioServerParameters:
-    """``blockdex mcp`` as an agent launches it: a subprocess speaking MCP on stdin/stdout."""
-    return StdioServerParameters(command=sys.executable, args=["-m", "blockdex", "mcp", *args])
+    """``blockdex mcp`` as an agent launches it: a subprocess speaking MCP on stdin/stdout. It
+    gets this process's environment (the SDK passes only a few variables by default), so it runs
+    the blockdex under test also when that is found through ``PYTHONPATH``."""
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "blockdex", "mcp", *args], env=dict(os.environ)
+    )
 
 
 def text_of(result: Any) -> str:
@@ -119,9 +124,11 @@ def test_stdio_session_lists_and_calls_every_tool() -> None:
     assert not out["query"].is_error and text_of(out["query"]).strip()
     body = json.loads(text_of(out["json"]))
     assert body["title"] == "How Tidal Power Plants Store Energy"
+    assert body["page_type"] == "article" and body["page_type_confidence"] > 0.5
 
     listing = text_of(out["blocks"])
     assert "title: How Tidal Power Plants Store Energy" in listing
+    assert "\npage type: article (confidence " in listing
     assert "[8] <h1>How Tidal Power Plants Store Energy</h1>" in listing
     assert f"[0] <div>{NAV_TEXT}" in listing
     kept = json.loads(listing.split("blockdex keeps (main content): ")[1].split("\n")[0])

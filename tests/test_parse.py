@@ -100,7 +100,8 @@ def test_declared_page_types_are_read_from_open_graph_and_json_ld() -> None:
         '{"@type": ["NewsArticle", "WebSite"], "author": {"@type": "Person", "name": "A"}},'
         '{"@type": 7}]}]</script></head><body><p>x</p></body></html>'
     )
-    assert doc.meta["page_type"] == "Article"
+    assert doc.meta["og_type"] == "Article"
+    assert "page_type" not in doc.meta  # the classified type is a result field, not metadata
     # top-level items and @graph members, in order, once each; nested objects are not types
     # of the page, and a non-string @type is ignored
     assert doc.meta["schema_types"] == "WebSite, NewsArticle"

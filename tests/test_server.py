@@ -156,6 +156,8 @@ def test_extract_markdown(api: httpx.Client) -> None:
     assert body["indices"] and all(len(iv) == 2 and iv[0] <= iv[1] for iv in body["indices"])
     assert "blocks" not in body
     assert {"parse", "segment", "predict"} <= set(body["timings"])
+    assert body["page_type"] == "article"
+    assert 0.5 < body["page_type_confidence"] <= 1.0
 
 
 def test_extract_blocks_and_formats(api: httpx.Client) -> None:
@@ -173,6 +175,7 @@ def test_extract_blocks_and_formats(api: httpx.Client) -> None:
     record = api.post("/v1/extract", json={"html": ARTICLE, "format": "json"}).json()["content"]
     assert isinstance(record, dict)
     assert record["intervals"] and "night shift" in record["markdown"]
+    assert record["page_type"] == body["page_type"] == "article"  # text output is typed alike
 
 
 def test_extract_with_query_and_method(api: httpx.Client) -> None:

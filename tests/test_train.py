@@ -36,6 +36,35 @@ def test_train_writes_a_model_that_loads_and_is_reproducible(
     assert model.trained_on == ("scrapinghub-aeb",)
 
 
+def test_train_page_type_writes_a_model_that_loads_and_reports_its_cv(
+    shared_data: Path, tmp_path: Path, article_html: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from blockdex.pagetype import PAGE_TYPES, PageTypeModel, classify_page
+
+    outs = []
+    for run in ("a", "b"):
+        out = tmp_path / f"page-type-{run}.json"
+        argv = ["train", "--page-type", "--limit", "120", "--trees", "5", "--cv-seeds", "1"]
+        assert main([*argv, "--out", str(out)]) == 0
+        outs.append(out)
+    captured = capsys.readouterr()
+    report = json.JSONDecoder().raw_decode(captured.out)[0]  # the first run's report
+    assert report["pages"] == 120
+    assert 0 < report["majority_baseline"] <= 1
+    for cv in ("cv_by_host", "cv_at_random"):
+        assert len(report[cv]["accuracy_by_seed"]) == 1
+        assert sum(map(sum, report[cv]["confusion_first_seed"])) == 120
+    assert "| labelled \\ predicted |" in captured.err  # the confusion tables, as Markdown
+    a, b = (json.loads(o.read_text()) for o in outs)
+    a["report"].pop("seconds")
+    b["report"].pop("seconds")
+    assert a == b  # same pages, same seeds: the same trees, threshold and figures
+    model = PageTypeModel.load(outs[0])
+    assert model.classes == PAGE_TYPES and len(model.forests) == len(PAGE_TYPES)
+    found = classify_page(segment(article_html), model)
+    assert abs(sum(found.scores.values()) - 1) < 1e-6
+
+
 def test_training_without_pages_is_a_clear_error(tmp_path: Path, capsys) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()

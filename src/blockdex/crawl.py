@@ -1222,6 +1222,8 @@ class Crawler:
             feeds=worker.get("feeds") or [],
             warnings=worker.get("warnings") or [],
             fallback=worker.get("fallback"),
+            page_type=worker.get("page_type"),
+            page_type_confidence=worker.get("page_type_confidence"),
             extract_ms=worker.get("time_ms"),
         )
         self.summary.extract_seconds += (worker.get("time_ms") or 0.0) / 1000
@@ -1284,6 +1286,8 @@ class Crawler:
             "feeds": [],
             "warnings": [],
             "fallback": None,
+            "page_type": None,
+            "page_type_confidence": None,
             "simhash": None,
         }
         if fetched is not None:

@@ -242,6 +242,12 @@ def _unit_open(unit: Any, primary: int | None) -> str:
     )
 
 
+def _runners_up(scores: Any, n: int = 2) -> str:
+    """The next most likely types after the best one, as ``listing 0.21 · article 0.05``."""
+    ranked = sorted(scores.items(), key=lambda kv: -kv[1])[1 : n + 1]
+    return "then " + " · ".join(f"{k} {v:.2f}" for k, v in ranked) if ranked else "no blocks"
+
+
 def render_blocks(explanation: Explanation) -> str:
     """The ordered list of blocks, each marked ``kept`` or ``dropped``, inside frames for the
     page's units (articles, item lists with their items, and sections; the primary article
@@ -295,7 +301,11 @@ def render_fragment(explanation: Explanation, *, source: str | None = None) -> s
         else "classic method; blocks aligned to its output (score = share of the block in it)"
     )
     timings = " · ".join(f"{k} {v * 1000:.1f} ms" for k, v in explanation.timings.items())
+    page_type = explanation.page.page_type
     summary = [
+        f'<dt>page type</dt><dd class="page-type" data-page-type="{_esc(page_type.label)}">'
+        f"{_esc(page_type.label)} <small>(confidence {page_type.confidence:.2f}; "
+        f"{_esc(_runners_up(page_type.scores))})</small></dd>",
         f'<dt>method</dt><dd class="method">{_esc(explanation.method)} <small>({_esc(how)})</small></dd>',
         f"<dt>query</dt><dd>{_esc(explanation.query) if explanation.query else '<em>none: main content</em>'}</dd>",
         f'<dt>kept</dt><dd class="counts">{kept} of {n} blocks · selection {_esc(explanation.selection.format())}</dd>',

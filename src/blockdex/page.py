@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from blockdex.items import ItemList
+    from blockdex.pagetype import PageType
     from blockdex.units import Primary, Unit
 
 Interval = tuple[int, int]
@@ -87,6 +88,7 @@ class Page:
     """Markdown writes kept images as ``![caption](url)`` (True) or leaves them out, keeping a
     figure's caption (False); set from :attr:`blockdex.segment.SegmentConfig.images`."""
     _primary: Primary | None = field(default=None, init=False, repr=False, compare=False)
+    _page_type: PageType | None = field(default=None, init=False, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.blocks)
@@ -148,6 +150,18 @@ class Page:
         """The article the page's title names (:mod:`blockdex.units`), or None."""
         unit = self.primary.unit
         return None if unit is None else self.units[unit]
+
+    @property
+    def page_type(self) -> PageType:
+        """What kind of page this is — ``article``, ``forum``, ``product``, ``collection``,
+        ``listing``, ``documentation``, ``service`` or ``other`` — with the model's confidence
+        (:func:`blockdex.pagetype.classify_page`), worked out on first use: only the outputs
+        that show it pay for it."""
+        if self._page_type is None:
+            from blockdex.pagetype import classify_page
+
+            object.__setattr__(self, "_page_type", classify_page(self))
+        return self._page_type  # type: ignore[return-value]
 
     def tagged_text(self, indices: Iterable[int] | None = None) -> str:
         """Index-tagged lines for all blocks, or for the given block indices."""

@@ -333,7 +333,7 @@ _META_SOURCES: dict[str, tuple[str, ...]] = {
     "canonical": ("canonical", "og:url"),
     "keywords": ("keywords", "news_keywords"),
     "language": ("content-language", "og:locale"),
-    "page_type": ("og:type",),
+    "og_type": ("og:type",),
     "base_url": ("<base>",),  # the first <base href>: read from its row, not from a meta key
 }
 _META_KEY_FIELD = {key: name for name, keys in _META_SOURCES.items() for key in keys}

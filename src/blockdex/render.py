@@ -218,7 +218,7 @@ def selection_json(
     include_blocks: bool = True,
     query: str | None = None,
 ) -> dict[str, Any]:
-    """The JSON record: metadata, chosen indices with scores, the kept blocks, and Markdown;
+    """The JSON record: metadata, the page's type, chosen indices with scores, the kept blocks, and Markdown;
     ``warnings`` and ``notes`` (:func:`result_notes`; ``query``: the result's) when there are
     any."""
     scores = selection.scores or {}
@@ -227,6 +227,7 @@ def selection_json(
         "title": page.title,
         "url": page.url,
         "metadata": dict(page.meta),
+        **page.page_type.to_json(),
         "n_blocks": len(page.blocks),
         "selection": selection.format(),
         "intervals": [list(iv) for iv in selection.intervals],

@@ -5,7 +5,7 @@ limits), a local file, or HTML already in hand (a document another loader produc
 :class:`PageExtractor` runs the pipeline on it and returns an :class:`ExtractedPage`; the
 :mod:`.langchain` and :mod:`.llamaindex` modules only wrap that into their ``Document`` class.
 
-Metadata values are strings and integers only, and absent values are left out rather than set to
+Metadata values are strings and numbers only, and absent values are left out rather than set to
 None: vector stores (Chroma, Pinecone, the llama-index ones) refuse nested or null metadata.
 """
 
@@ -38,7 +38,7 @@ log = logging.getLogger("blockdex.integrations")
 
 Source = str | os.PathLike[str]
 """A URL (``http://``, ``https://``) or the path of a local HTML file."""
-Metadata = dict[str, str | int]
+Metadata = dict[str, str | int | float]
 
 ON_ERROR = ("raise", "skip", "record")
 """What happens to an input that cannot be extracted (fetch error, not HTML, too large, unreadable
@@ -55,6 +55,7 @@ PAGE_META_LEFT_OUT = frozenset({"og_title", "base_url"})
 resolution."""
 
 BOOKKEEPING_KEYS = (
+    "page_type_confidence",
     "n_blocks",
     "selection",
     "predictor",
@@ -117,7 +118,8 @@ def read_file(path: Path, max_bytes: int) -> bytes:
 
 def page_metadata(result: Extraction, source: str | None) -> Metadata:
     """The metadata of one extracted page: where it came from, what the page says about itself
-    (title, author, date, site_name, description, language, canonical…), and how it was read."""
+    (title, author, date, site_name, description, language, canonical…), its type
+    (``page_type``, ``page_type_confidence``), and how it was read."""
     page, selection = result.page, result.selection
     meta: Metadata = {}
     if source:
@@ -129,6 +131,7 @@ def page_metadata(result: Extraction, source: str | None) -> Metadata:
     for key, value in page.meta.items():
         if key not in PAGE_META_LEFT_OUT and value and key not in meta:
             meta[key] = value
+    meta.update(page.page_type.to_json())
     meta["n_blocks"] = len(page.blocks)
     meta["selection"] = selection.format()
     meta["predictor"] = result.predictor

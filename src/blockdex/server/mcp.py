@@ -70,7 +70,10 @@ Query = Annotated[
 ]
 Format = Annotated[
     Literal["markdown", "text", "html", "json"],
-    Field(description="Output format; `json` adds title, metadata and the kept block indices."),
+    Field(
+        description="Output format; `json` adds title, metadata, the page's type and the kept "
+        "block indices."
+    ),
 ]
 Links = Annotated[
     bool, Field(description="Keep links as [text](absolute url); off by default (fewer tokens).")
@@ -236,8 +239,9 @@ def create_mcp_server(
         description=(
             "List a web page's content as numbered blocks, one per line: `[i] <tag>text</tag>` "
             "(headings, paragraphs, list items, table rows, captions). The first lines give "
-            "the page's title and the index intervals blockdex itself would keep (the main "
-            "content, or with `query` the relevant blocks). To read some blocks, pass their "
+            "the page's title, its type (article, forum, product, collection, listing, "
+            "documentation, service or other) and the index intervals blockdex itself would "
+            "keep (the main content, or with `query` the relevant blocks). To read some blocks, pass their "
             "intervals to `select` with the same page and the same `links` setting."
         ),
         structured_output=False,
@@ -257,6 +261,8 @@ def create_mcp_server(
         head = (
             f"title: {result['title'] or '(none)'}\n"
             f"url: {result['url'] or '(given as html)'}\n"
+            f"page type: {result['page_type']} "
+            f"(confidence {result['page_type_confidence']:.2f})\n"
             f"blocks: {result['n_blocks']} (0..{result['n_blocks'] - 1})\n"
             f"blockdex keeps ({kept}): {result['indices'] or 'nothing'}\n\n"
         )

@@ -506,6 +506,7 @@ class Service:
             "content": content,
             "indices": [list(iv) for iv in exp.selection.intervals],
             "n_blocks": len(exp.page.blocks),
+            **exp.page.page_type.to_json(),
         }
         if exp.selection.fallback is not None:
             body["fallback"] = exp.selection.fallback
@@ -552,6 +553,7 @@ class Service:
             "method": exp.method,
             "query": exp.query,
             "n_blocks": len(exp.page.blocks),
+            **exp.page.page_type.to_json(),
             "indices": [list(iv) for iv in exp.selection.intervals],
             "blocks": exp.page.tagged_text(),
         }
