@@ -1654,3 +1654,18 @@ def test_compiled_item_lists_equal_python_on_dataset_pages(shared_data: Path) ->
             blocks = _segment_page(page.html).blocks
             fast, slow = _item_lists_both_ways(blocks)
             assert fast == slow, f"{name} {page.id}"
+
+
+@needs_compiled
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet=" ab\n\t\u00a0", max_size=12), max_size=20))
+def test_compiled_word_prefix_equals_python(texts: list[str]) -> None:
+    """Words before each block: empty texts, runs of spaces, newlines and no-break spaces."""
+    blocks = tuple(Block(index=i, tag="p", html=t, text=t) for i, t in enumerate(texts))
+    compiled, items_module.compiled = items_module.compiled, None
+    try:
+        slow = items_module._word_prefix(blocks)
+    finally:
+        items_module.compiled = compiled
+    assert items_module._word_prefix(blocks) == slow
+    assert items_module.compiled.word_prefix([*blocks, object()]) is None  # not all Blocks

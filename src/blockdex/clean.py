@@ -491,10 +491,9 @@ def _fact_value(item: dict[str, object], path: tuple[str, ...]) -> str:
     return text[:200]
 
 
-def product_facts(doc: Document, visible: str) -> list[tuple[str, str]]:
-    """``(label, value)`` facts of the page's one JSON-LD Product (:data:`PRODUCT_FACTS`) whose
-    value the visible text (``visible``, lower-cased) lacks; none when the page declares no
-    product or several (a collection's list of products describes no one product)."""
+def single_product(doc: Document) -> dict[str, object] | None:
+    """The page's one JSON-LD Product; None when it declares none or several (a collection's
+    list of products describes no one product)."""
     products = [
         item
         for data in doc.parsed_json.values()
@@ -502,11 +501,16 @@ def product_facts(doc: Document, visible: str) -> list[tuple[str, str]]:
         for item in _jsonld_items(data)
         if _is_product(item)
     ]
-    if len(products) != 1:
-        return []
+    return products[0] if len(products) == 1 else None
+
+
+def product_facts(product: dict[str, object], visible: str) -> list[tuple[str, str]]:
+    """``(label, value)`` facts of ``product`` (:func:`single_product`, :data:`PRODUCT_FACTS`)
+    whose value the visible text (``visible``, lower-cased) lacks. The page's text is read only
+    for a page that declares one product."""
     facts = []
     for label, path in PRODUCT_FACTS:
-        value = _fact_value(products[0], path)
+        value = _fact_value(product, path)
         shown = value.split(" (")[0].split(" out of ")[0].lower()
         if label == "Price":
             shown = value.split(" ")[0]
@@ -844,9 +848,11 @@ def clean_document(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> Document:
         visible = body.text(separator=" ") if body is not None else ""
         doc.rescued = new_fragments(candidates, visible, cfg)
     if cfg.rescue_scripts and doc.parsed_json:
-        if visible is None:
-            body = doc.tree.body
-            visible = body.text(separator=" ") if body is not None else ""
-        doc.facts = product_facts(doc, visible.lower())
+        product = single_product(doc)
+        if product is not None:
+            if visible is None:
+                body = doc.tree.body
+                visible = body.text(separator=" ") if body is not None else ""
+            doc.facts = product_facts(product, visible.lower())
     doc.cleaned = True
     return doc

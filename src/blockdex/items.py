@@ -97,8 +97,9 @@ class ItemList(NamedTuple):
 def class_signature(tag: str, attrs: str) -> str:
     """``tag.token.token`` from an element's tag and its class/id tokens, sorted, digits folded
     to ``#``: the template key two sibling records share."""
-    tokens = sorted({_DIGITS_RE.sub("#", t) for t in attrs.split()})
-    return ".".join([tag, *tokens])
+    if not attrs:
+        return tag
+    return ".".join([tag, *sorted(set(_DIGITS_RE.sub("#", attrs).split()))])
 
 
 def _word_count(text: str) -> int:
@@ -106,6 +107,15 @@ def _word_count(text: str) -> int:
     single spaces; only code keeps its newlines). ``str.split`` on every block of a large page
     cost a third of finding its lists."""
     return text.count(" ") + 1 if text else 0
+
+
+def _word_prefix(blocks: Sequence[Block]) -> list[int]:
+    """The words before each block, and in all (:func:`_word_count`; ``len(blocks) + 1``)."""
+    if compiled is not None:
+        found = compiled.word_prefix(blocks)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+    return [0, *accumulate(_word_count(b.text) for b in blocks)]
 
 
 def _scope_tag(block: Block, k: int) -> str:
@@ -203,7 +213,7 @@ def find_item_lists(blocks: Sequence[Block], cfg: ItemConfig = DEFAULT_ITEMS) ->
             if len(items) < cfg.min_items:
                 continue
             if not prefix:
-                prefix = [0, *accumulate(_word_count(b.text) for b in blocks)]
+                prefix = _word_prefix(blocks)
             n_words = sum(prefix[e + 1] - prefix[s] for s, e in items)
             single = sum(s == e for s, e in items)
             if single * 2 > len(items) and n_words < cfg.min_line_words * len(items):

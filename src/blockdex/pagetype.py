@@ -16,7 +16,7 @@ labelled with the seven types (wcxb's), from signals that hold on any site:
    paragraphs, the primary article's share of the page, its author and date metadata, who
    speaks (:data:`PRONOUNS`: we and you, I and my) and the short labels it shows
    (:data:`LABELS`: Add to cart, Reply, Sort by, See also, Contact sales).
-4. **Its item lists** (:func:`blockdex.items.find_item_lists`): the share of the text in sibling
+4. **Its item lists** (:attr:`blockdex.page.Page.item_lists`): the share of the text in sibling
    records of one template (product cards, results, posts), how many there are, how long.
 5. **Its class words** (:data:`CLASS_WORDS`): how often the elements around its blocks say
    comment, price, cart, filter, pagination, answer, toc, pricing… in their class, id, role or
@@ -53,7 +53,6 @@ from urllib.parse import parse_qsl, urlsplit
 import numpy as np
 
 from blockdex.errors import BlockdexError
-from blockdex.items import find_item_lists
 
 if TYPE_CHECKING:
     from blockdex.page import Block, Page
@@ -481,7 +480,7 @@ def _item_columns(
     cards = (0.0, 0)
     n_lists = 0
     covered = bytearray(len(char_ends) - 1)
-    for lst in find_item_lists(page.blocks):
+    for lst in page.item_lists:
         chars = sum(char_ends[e + 1] - char_ends[s] for s, e in lst.items)
         share = chars / total
         n_lists += share >= cfg.min_list_share

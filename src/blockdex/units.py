@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left, bisect_right, insort
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -610,12 +610,20 @@ def build_units(
     for _, at in open_:
         ends[at] = len(blocks) - 1
     levels = dict(heads)
-    for at, end in ends.items():
-        # never past the end of the innermost article the heading sits in
-        for k in range(bisect_right(articles, (at, len(blocks))) - 1, -1, -1):
-            a_start, a_end = articles[k]
-            if a_start <= at <= a_end and end > a_end:
-                end = a_end
+    # ends of the articles begun at or before the heading that have not ended before it, sorted
+    around: list[int] = []
+    begun = 0
+    for at, end in sorted(ends.items()):
+        # never past the end of the innermost article the heading sits in (the nearest end
+        # among the articles around it: one sweep, as a page of a hundred cards each with its
+        # heading would otherwise compare every heading with every card)
+        while begun < len(articles) and articles[begun][0] <= at:
+            insort(around, articles[begun][1])
+            begun += 1
+        gone = bisect_left(around, at)
+        del around[:gone]
+        if around and around[0] < end:
+            end = around[0]
         # nor into an article that starts inside the section and ends after it (units nest)
         for k in range(bisect_right(articles, (at, len(blocks))), len(articles)):
             a_start, a_end = articles[k]
