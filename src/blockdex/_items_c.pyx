@@ -101,8 +101,8 @@ def candidate_children(blocks, dict kids_of, frozenset excluded, Py_ssize_t min_
     parents left with fewer than ``min_items`` are not listed. Returns ``[(parent, children)]``,
     or None when the blocks are not all of one class with ``Block``'s slots."""
     cdef tuple seq = _blocks_of_class(blocks)
-    cdef Py_ssize_t n = len(seq), k, m, first, at, depth, last, shift
-    cdef list order, tags, kept
+    cdef Py_ssize_t n = len(seq), k, m, first, at, depth, last
+    cdef list order, kept
     if seq is None:
         return None
     out = []
@@ -117,9 +117,7 @@ def candidate_children(blocks, dict kids_of, frozenset excluded, Py_ssize_t min_
             first, at, depth = spec
             b = seq[at]
             sc = <tuple> _field(b, _block_off[13])
-            tags = (<str> _field(b, _block_off[5])).split(">")
-            shift = len(tags) - len(sc) + depth
-            tag = tags[shift] if 0 <= shift < len(tags) else ""
+            tag = _segment_from_end(<str> _field(b, _block_off[5]), len(sc) - depth - 1)
             if tag in excluded:
                 continue
             if k + 1 < m:
@@ -132,6 +130,19 @@ def candidate_children(blocks, dict kids_of, frozenset excluded, Py_ssize_t min_
         if len(kept) >= min_items:
             out.append((parent, kept))
     return out
+
+
+cdef str _segment_from_end(str path, Py_ssize_t r):
+    """``path.split(">")[-1 - r]``, or "" when ``r`` is negative or the path has fewer segments
+    (``Block.path`` holds the block's scope tags at its end): no list of the path's tags."""
+    cdef Py_ssize_t end = len(path), k
+    if r < 0:
+        return ""
+    for k in range(r):
+        end = path.rfind(">", 0, end)
+        if end < 0:
+            return ""
+    return path[path.rfind(">", 0, end) + 1 : end]
 
 
 def _first_of(kv):

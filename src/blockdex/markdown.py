@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import html as html_lib
 import re
+from bisect import bisect_left, bisect_right
 from typing import NamedTuple
 
 from blockdex.assemble import code_language, is_context, layout
@@ -756,12 +757,17 @@ def _record_lists(page: Page, wanted: set[int]) -> dict[int, _Records]:
     out: dict[int, _Records] = {}
     taken_until = -1
     words = {}
+    kept = sorted(wanted)
     for lst in page.item_lists:  # sorted by first block, outer ones first
-        if lst.items[0][0] <= taken_until:
+        first, last = lst.items[0][0], lst.items[-1][1]
+        if first <= taken_until:
             continue
+        at = bisect_left(kept, first)
+        if at == len(kept) or kept[at] > last:
+            continue  # nothing kept in the list
         if sum(e > s for s, e in lst.items) * 2 < len(lst.items):
             continue
-        items = [[i for i in range(s, e + 1) if i in wanted] for s, e in lst.items]
+        items = [kept[bisect_left(kept, s) : bisect_right(kept, e)] for s, e in lst.items]
         items = [item for item in items if item]
         if len(items) < 2:
             continue
