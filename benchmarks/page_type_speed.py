@@ -3,8 +3,9 @@
 For each page the pipeline runs (parse, clean, segment, predict, Markdown: what
 ``blockdex extract`` does by default, which never computes the type), then the page's type is
 classified from the result (:func:`blockdex.pagetype.classify_page`: what JSON output, the HTTP
-service and batch/crawl records add). Within that cost the item lists
-(:func:`blockdex.items.find_item_lists`) and the model's trees are timed on their own. Rounds
+service and batch/crawl records add). Within that cost the columns
+(:func:`blockdex.pagetype.page_type_features`; the item lists they read come with the page, from
+segmentation) and the model's trees are timed on their own. Rounds
 alternate the steps page by page, so noise on a shared machine hits them alike; the classifier's
 caches (class names met before) are cleared before each round.
 
@@ -20,7 +21,6 @@ import warnings
 
 from blockdex.evaluate.datasets import load_dataset
 from blockdex.extract import Extractor
-from blockdex.items import find_item_lists
 from blockdex.pagetype import PageTypeModel, _element_words, classify_page, page_type_features
 
 
@@ -38,7 +38,7 @@ def main() -> int:
     ex = Extractor()
     model = PageTypeModel.load()
     ex.run(pages[0].html, url=pages[0].url).render("markdown")  # models loaded
-    steps = ("pipeline (markdown)", "page type", "  of which item lists", "  of which trees")
+    steps = ("pipeline (markdown)", "page type", "  of which columns", "  of which trees")
     per_round: dict[str, list[float]] = {s: [] for s in steps}
     for _ in range(args.rounds):
         _element_words.cache_clear()
@@ -50,7 +50,6 @@ def main() -> int:
             t1 = time.perf_counter()
             classify_page(result.page, model)
             t2 = time.perf_counter()
-            find_item_lists(result.page.blocks)
             t3 = time.perf_counter()
             row = page_type_features(result.page)[None, :]
             t4 = time.perf_counter()
@@ -58,7 +57,7 @@ def main() -> int:
             t5 = time.perf_counter()
             spent["pipeline (markdown)"] += t1 - t0
             spent["page type"] += t2 - t1
-            spent["  of which item lists"] += t3 - t2
+            spent["  of which columns"] += t4 - t3
             spent["  of which trees"] += t5 - t4
         for s in steps:
             per_round[s].append(spent[s] / len(pages) * 1e6)
