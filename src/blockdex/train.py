@@ -238,7 +238,10 @@ def _weights(data: list[PageData], cfg: TrainConfig) -> np.ndarray:
     return np.concatenate(ws)
 
 
-def _lgb_params(cfg: TrainConfig, seed: int) -> dict[str, Any]:
+def lgb_params(cfg: Any, seed: int) -> dict[str, Any]:
+    """LightGBM's settings from a training config's ``learning_rate``, ``num_leaves``,
+    ``max_depth``, ``min_child_samples``, ``feature_fraction`` and ``bagging_fraction``
+    (:class:`TrainConfig`, or the page type's), for a binary objective."""
     return {
         "objective": "binary",
         "learning_rate": cfg.learning_rate,
@@ -260,7 +263,7 @@ def _fit(X: np.ndarray, y: np.ndarray, w: np.ndarray, cfg: TrainConfig, seed: in
     import lightgbm as lgb
 
     ds = lgb.Dataset(X, label=y, weight=w, free_raw_data=False)
-    return lgb.train(_lgb_params(cfg, seed), ds, num_boost_round=cfg.n_trees)
+    return lgb.train(lgb_params(cfg, seed), ds, num_boost_round=cfg.n_trees)
 
 
 def page_f1(pred_blocks: np.ndarray, d: PageData) -> float:

@@ -32,7 +32,7 @@ from blockdex.errors import BlockdexError, MissingExtra
 from blockdex.evaluate.datasets import load_dataset, split_of
 from blockdex.pagetype import FEATURE_NAMES, PAGE_TYPES, PageTypeModel, page_type_features
 from blockdex.parse import check_minimums
-from blockdex.train import TrainResult, export_classes
+from blockdex.train import TrainResult, export_classes, lgb_params
 
 PAGE_TYPE_DATASETS = ("wcxb",)
 """Datasets whose pages carry a page type."""
@@ -119,22 +119,8 @@ def collect_page_types(cfg: PageTypeTrainConfig, progress: bool = True) -> Label
 
 
 def _params(cfg: PageTypeTrainConfig, seed: int) -> dict[str, Any]:
-    return {
-        "objective": "multiclass",
-        "num_class": len(PAGE_TYPES),
-        "learning_rate": cfg.learning_rate,
-        "num_leaves": cfg.num_leaves,
-        "max_depth": cfg.max_depth,
-        "min_child_samples": cfg.min_child_samples,
-        "feature_fraction": cfg.feature_fraction,
-        "bagging_fraction": cfg.bagging_fraction,
-        "bagging_freq": 1,
-        "seed": seed,
-        "num_threads": 2,
-        "verbose": -1,
-        "deterministic": True,
-        "force_row_wise": True,
-    }
+    """The content model's LightGBM settings (:func:`blockdex.train.lgb_params`), multiclass."""
+    return {**lgb_params(cfg, seed), "objective": "multiclass", "num_class": len(PAGE_TYPES)}
 
 
 def _fit(X: np.ndarray, y: np.ndarray, cfg: PageTypeTrainConfig, seed: int) -> Any:
