@@ -86,26 +86,20 @@ class BlockdexLoader(BaseLoader):
         query: str | None = None,
         output: str = "markdown",
         predictor: str | Predictor | None = None,
-        favor: str = "balanced",
-        links: bool = False,
-        images: bool = False,
-        comments: bool = True,
         extractor: Extractor | None = None,
         fetch_config: FetchConfig | None = None,
         on_error: str = "raise",
+        **options: Any,
     ) -> None:
         self.sources = as_sources(sources)
         self.pages = PageExtractor(
             query=query,
             output=output,
             predictor=predictor,
-            favor=favor,
-            links=links,
-            images=images,
-            comments=comments,
             extractor=extractor,
             fetch_config=fetch_config,
             on_error=on_error,
+            **options,
         )
 
     def lazy_load(self) -> Iterator[Document]:
@@ -130,23 +124,17 @@ class BlockdexTransformer(BaseDocumentTransformer):
         query: str | None = None,
         output: str = "markdown",
         predictor: str | Predictor | None = None,
-        favor: str = "balanced",
-        links: bool = False,
-        images: bool = False,
-        comments: bool = True,
         extractor: Extractor | None = None,
         on_error: str = "raise",
+        **options: Any,
     ) -> None:
         self.pages = PageExtractor(
             query=query,
             output=output,
             predictor=predictor,
-            favor=favor,
-            links=links,
-            images=images,
-            comments=comments,
             extractor=extractor,
             on_error=on_error,
+            **options,
         )
 
     def transform_documents(

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 try:
     from llama_index.core.readers.base import BaseReader
@@ -84,25 +84,19 @@ class BlockdexReader(BaseReader):
         query: str | None = None,
         output: str = "markdown",
         predictor: str | Predictor | None = None,
-        favor: str = "balanced",
-        links: bool = False,
-        images: bool = False,
-        comments: bool = True,
         extractor: Extractor | None = None,
         fetch_config: FetchConfig | None = None,
         on_error: str = "raise",
+        **options: Any,
     ) -> None:
         self.pages = PageExtractor(
             query=query,
             output=output,
             predictor=predictor,
-            favor=favor,
-            links=links,
-            images=images,
-            comments=comments,
             extractor=extractor,
             fetch_config=fetch_config,
             on_error=on_error,
+            **options,
         )
 
     def lazy_load_data(
