@@ -14,6 +14,7 @@ from typing import Any
 from blockdex.assemble import assemble_html
 from blockdex.clean import DEFAULT_CLEAN, CleanConfig, clean_document
 from blockdex.errors import UnsupportedFormat
+from blockdex.intervals import cap_selection
 from blockdex.options import DEFAULT_OPTIONS, ExtractOptions
 from blockdex.page import Block, Page, Selection
 from blockdex.parse import DEFAULT_LIMITS, ParseLimits, parse_html
@@ -24,7 +25,7 @@ from blockdex.predict import (
     get_predictor,
 )
 from blockdex.render import FORMATS, page_headline, render, selection_json, selection_markdown
-from blockdex.segment import DEFAULT_SEGMENT, SegmentConfig, segment_document
+from blockdex.segment import DEFAULT_SEGMENT, SegmentConfig, count_tokens, segment_document
 from blockdex.units import section_context
 
 
@@ -348,6 +349,10 @@ def run(
     result = ex.run(
         document, url=url, query=options.query, content_type=content_type, output=options.format
     )
+    if options.max_tokens is not None:
+        capped = cap_selection(result.page, result.selection, options.max_tokens, count_tokens)
+        if capped is not result.selection:
+            result = dataclasses.replace(result, selection=capped)
     return result
 
 

@@ -47,12 +47,14 @@ def _option(
     metavar: str | None = None,
     main_content: bool = False,
     alias: str | None = None,
+    minimum: int | None = None,
 ) -> Any:
     """One option's declaration: its default, its help text and how the doors present it.
 
     ``flags`` are its command-line flags (a bool whose default is True gets one ``--no-…`` flag
     that turns it off); ``main_content`` marks an option of the main-content model only (refused
-    with a query or another method); ``alias`` is its older Python keyword."""
+    with a query or another method); ``alias`` is its older Python keyword; ``minimum`` the
+    least value a number may have."""
     meta = {
         "help": help,
         "flags": flags,
@@ -60,6 +62,7 @@ def _option(
         "metavar": metavar,
         "main_content": main_content,
         "alias": alias,
+        "minimum": minimum,
     }
     return field(default=default, metadata=meta)
 
@@ -126,6 +129,15 @@ class ExtractOptions:
         flags=("--allow-empty",),
         main_content=True,
     )
+    max_tokens: int | None = _option(
+        None,
+        "cap the output at N tokens of block text (words and punctuation marks; a character of"
+        " Chinese or Japanese is one): blocks are kept in page order while they fit and the"
+        " rest is cut, with a warning; default: no cap",
+        flags=("--max-tokens",),
+        metavar="N",
+        minimum=1,
+    )
 
     def validate(self, door: Door = "kwargs") -> ExtractOptions:
         """Refuse values that cannot be used and options that do not go together, naming them
@@ -140,6 +152,10 @@ class ExtractOptions:
                 f"{spell('favor', door)} must be one of {', '.join(FAVOR_CHOICES)},"
                 f" not {self.favor!r}"
             )
+        for f in dataclasses.fields(self):
+            least, value = f.metadata["minimum"], getattr(self, f.name)
+            if least is not None and value is not None and value < least:
+                raise InvalidOption(f"{spell(f.name, door)} must be at least {least}, not {value}")
         if self.method is not None and not self.method.strip():
             raise InvalidOption(f"{spell('method', door)} is empty: name a method or leave it out")
         for f in dataclasses.fields(self):
@@ -189,7 +205,7 @@ class ExtractOptions:
     def from_payload(cls, payload: Mapping[str, Any], *, strings: bool = False) -> ExtractOptions:
         """Options from a JSON object (other keys are left for the caller), validated; each
         value must have its option's JSON type. ``strings=True`` reads them from a query
-        string (``?comments=0&links=1``)."""
+        string (``?comments=0&max_tokens=500``)."""
         values: dict[str, Any] = {}
         for f in dataclasses.fields(cls):
             value = payload.get(f.name)
@@ -307,7 +323,7 @@ def json_schema_properties() -> dict[str, dict[str, Any]]:
             prop["enum"] = list(f.metadata["choices"])
         if f.default is not None:
             prop["default"] = f.default
-        elif kind == "integer":
-            prop["minimum"] = 1
+        if f.metadata["minimum"] is not None:
+            prop["minimum"] = f.metadata["minimum"]
         props[f.name] = prop
     return props
