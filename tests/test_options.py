@@ -51,9 +51,12 @@ def test_openapi_request_schemas_are_the_declared_options() -> None:
     request = schema["components"]["schemas"]["ExtractRequest"]["properties"]
     batch = schema["paths"]["/v1/extract/batch"]["post"]["requestBody"]["content"]
     batch_props = batch["application/json"]["schema"]["properties"]
+    proxy = {p["name"]: p for p in schema["paths"]["/v1/proxy"]["get"]["parameters"]}
     for name in NAMES:
         assert request[name] == declared[name]
         assert batch_props[name] == declared[name]
+        if name not in ("format", "links"):  # the proxy's own parameters
+            assert proxy[name]["description"] == declared[name]["description"]
     assert declared["favor"]["enum"] == ["balanced", "precision", "recall"]
     assert declared["max_tokens"] == {
         "type": "integer",

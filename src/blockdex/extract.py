@@ -369,11 +369,9 @@ def extract(
 
     With no ``query`` the page's main content is kept; with one, the blocks relevant to it.
     ``output`` is ``markdown`` (default), ``text``, ``html`` or ``json``. The other keywords are
-    the options of :class:`blockdex.options.ExtractOptions`: ``favor`` is ``precision`` (keep
-    only what the main-content model is surest of), ``balanced`` (default) or ``recall`` (keep
-    more); ``links=True`` keeps links as ``[text](absolute url)``; ``images=True`` writes kept
-    images as ``![caption](absolute url)`` (by default Markdown leaves them out, keeping figure
-    captions).
+    the options of :class:`blockdex.options.ExtractOptions` (``docs/options.md``), e.g.
+    ``links=True`` keeps links as ``[text](absolute url)`` and ``max_tokens=500`` cuts the result
+    at 500 tokens, between blocks.
     """
     custom = predictor is not None and not isinstance(predictor, str)
     opts = ExtractOptions.from_kwargs(

@@ -161,8 +161,8 @@ def error_metadata(source: str | None, error: BaseException) -> Metadata:
 class PageExtractor:
     """The settings of a loader, and the pipeline runs they make; see :data:`ON_ERROR`.
 
-    Either ``predictor`` and the options of :class:`~blockdex.options.ExtractOptions` (``favor``,
-    ``links``, ``images``, ``comments``…, as in :func:`blockdex.extract`) or a ready
+    Either ``predictor`` and the options of :class:`~blockdex.options.ExtractOptions` (``links``,
+    ``comments=False``, ``max_tokens``…, as in :func:`blockdex.extract`) or a ready
     ``extractor`` (an :class:`~blockdex.extract.Extractor` with its own settings, shared by
     several loaders so models load once) choose how pages are read.
     """
@@ -194,7 +194,7 @@ class PageExtractor:
         if extractor is not None:
             if self.options.replace(format="markdown") != DEFAULT_OPTIONS:
                 raise BlockdexError(
-                    "give either an extractor or predictor and options (favor, links, images,"
+                    "give either an extractor or predictor and extraction options (links,"
                     " comments …), not both: an Extractor carries its own settings"
                 )
             self.extractor = extractor
@@ -213,7 +213,7 @@ class PageExtractor:
 
     def run_query(self, query: str | None) -> str | None:
         """The query of a run (``query``, else the configured one), refused when an option of
-        the main-content model (``favor``, ``comments=False``…) was asked for."""
+        the main-content model (``comments=False``…) was asked for."""
         query = self.query if query is None else query
         self.check_query(query)
         return query

@@ -47,8 +47,8 @@ class BlockdexExtractor(BaseExtractor):
         timeout: float = 5.0,
         **options: Any,
     ) -> None:
-        """``options`` are those of :class:`~blockdex.options.ExtractOptions` (``favor``,
-        ``links`` …); any other keyword goes to the predictor itself (``threshold=0.5``)."""
+        """``options`` are those of :class:`~blockdex.options.ExtractOptions` (``links``,
+        ``max_tokens`` …); any other keyword goes to the predictor itself (``threshold=0.5``)."""
         from blockdex.options import ExtractOptions, option_fields
 
         super().__init__(timeout=timeout)

@@ -72,9 +72,9 @@ def _document(page: ExtractedPage) -> Document:
 class BlockdexLoader(BaseLoader):
     """Loads URLs and local HTML files, one Document per input, in order.
 
-    ``query`` keeps the blocks relevant to it instead of the main content; ``predictor``,
-    ``favor``, ``links`` and ``images`` are those of :func:`blockdex.extract`, ``comments=False`` drops
-    reader comments (``--no-comments``); or pass a configured ``extractor`` instead.
+    ``query`` keeps the blocks relevant to it instead of the main content; ``predictor`` and the
+    extraction options (``links``, ``comments=False``, ``max_tokens`` …) are those of
+    :func:`blockdex.extract`; or pass a configured ``extractor`` instead.
     ``fetch_config`` sets the fetcher's address policy and limits; ``on_error`` is ``"raise"``,
     ``"skip"`` or ``"record"`` (see the module docs).
     """

@@ -73,8 +73,8 @@ def _document(page: ExtractedPage) -> Document:
 class BlockdexReader(BaseReader):
     """Reads URLs and local HTML files into Documents, one per input, in order.
 
-    The options are those of :func:`blockdex.extract` (``query``, ``output``, ``predictor``,
-    ``favor``, ``links``, ``images``) and ``comments=False`` (``--no-comments``), or a configured
+    The options are those of :func:`blockdex.extract` (``query``, ``output``, ``predictor`` and
+    the extraction options: ``links``, ``comments=False``, ``max_tokens`` …), or a configured
     ``extractor``; plus ``fetch_config`` and ``on_error`` (see the module docs).
     """
 

@@ -88,6 +88,17 @@ def openapi_schema(config: ServerConfig) -> dict[str, Any]:
     body = batch["requestBody"]["content"]["application/json"]["schema"]["properties"]
     body["pages"]["maxItems"] = config.max_batch
     body.update(options)  # the defaults of every page
+    proxy = schema["paths"]["/v1/proxy"]["get"]["parameters"]
+    proxy += [  # the extraction options in the query string; format and links are the proxy's own
+        {
+            "name": name,
+            "in": "query",
+            "description": prop["description"],
+            "schema": {k: v for k, v in prop.items() if k != "description"},
+        }
+        for name, prop in options.items()
+        if name not in ("format", "links")
+    ]
     return schema
 
 
