@@ -18,6 +18,7 @@ import pytest
 
 from blockdex.batch import BatchConfig, read_records, run_batch
 from blockdex.errors import BlockdexError
+from blockdex.options import ExtractOptions, option_fields
 from blockdex.pagetype import OTHER, PAGE_TYPES
 
 DATA = Path(__file__).parent / "data"
@@ -60,7 +61,12 @@ def _write_warc(path: Path, responses: list[tuple[str, str, bytes]]) -> None:
 
 
 def _cfg(**kw) -> BatchConfig:
-    base = {"jobs": 2, "page_timeout": 10.0, "part_size": 3}
+    """A small batch; extraction options by their Python keywords (``predictor``, ``output``,
+    ``favor`` …), given unchecked so that run_batch's own check is what refuses bad ones."""
+    names = {"predictor": "method", "output": "format"}
+    fields = {f.name for f in option_fields()}
+    options = {names.get(k, k): kw.pop(k) for k in list(kw) if names.get(k, k) in fields}
+    base = {"jobs": 2, "page_timeout": 10.0, "part_size": 3, "options": ExtractOptions(**options)}
     base.update(kw)
     return BatchConfig(**base)
 

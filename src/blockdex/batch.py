@@ -30,22 +30,13 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from blockdex.cliargs import (
-    FAVOR_CHOICES,
-    add_favor_option,
-    add_images_option,
-    add_links_option,
-    add_no_comments_option,
-    add_predictor_option,
-    check_no_comments,
-    comments_option,
-)
 from blockdex.errors import BlockdexError, MissingExtra
+from blockdex.options import DEFAULT_OPTIONS, ExtractOptions, add_option_arguments, option_fields
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz")
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
@@ -72,22 +63,13 @@ class BatchConfig:
     """Address-space limit of each worker (RLIMIT_AS); a page above it becomes an error record."""
     part_size: int = 1000
     """Pages per output part: the unit of atomic writing and of resuming."""
-    output: str = "markdown"
-    """Content format of each record: markdown, text, html or json (the JSON record as a string)."""
     write: str = "jsonl.gz"
     """File format of the parts: jsonl.gz, jsonl or parquet."""
-    query: str | None = None
-    predictor: str | None = None
     include_blocks: bool = False
     """Also store the kept blocks (index, tag, text, score) in each record."""
-    comments: bool = True
-    """False: drop reader comments the main-content model keeps (``--no-comments``)."""
-    favor: str = "balanced"
-    """``precision`` or ``recall``: move the main-content model's decision (``--favor``)."""
-    links: bool = False
-    """Keep links as ``[text](absolute url)`` (``--links``)."""
-    images: bool = False
-    """Write kept images as ``![caption](absolute url)`` (``--images``)."""
+    options: ExtractOptions = DEFAULT_OPTIONS
+    """What every page is extracted as (the record's content is in ``options.format``; json:
+    the JSON record as a string)."""
     max_tasks_per_worker: int = 2000
     """Replace a worker after this many pages, bounding slow memory growth of long runs."""
 
@@ -326,10 +308,17 @@ def _limit_memory(limit_mb: int) -> None:
         pass
 
 
-def extract_record(extractor: Any, page: PageInput, cfg: BatchConfig) -> dict[str, Any]:
+def extract_record(page: PageInput, cfg: BatchConfig) -> dict[str, Any]:
     """One output record for ``page`` (never raises for bad input): the fields of the other
     doors (``url`` — the page's own when none is given —, ``warnings``, ``notes``, the
     ``metadata`` a crawl records)."""
+    return extract_page(page, cfg)[0]
+
+
+def extract_page(page: PageInput, cfg: BatchConfig) -> tuple[dict[str, Any], Any]:
+    """:func:`extract_record`'s record, and the :class:`~blockdex.extract.Extraction` it was
+    made from (None for an error record)."""
+    from blockdex.extract import run
     from blockdex.render import result_notes
 
     t0 = time.perf_counter()
@@ -339,19 +328,14 @@ def extract_record(extractor: Any, page: PageInput, cfg: BatchConfig) -> dict[st
         "url": page.url,
         "source": page.source,
     }
+    result = None
     try:
-        result = extractor.run(
-            page.html,
-            url=page.url,
-            query=cfg.query,
-            content_type=page.content_type,
-            output=cfg.output,
-        )
+        result = run(page.html, cfg.options, url=page.url, content_type=page.content_type)
         sel = result.selection
         record.update(
             title=result.page.title,
             url=result.page.url or page.url,  # without one given, the page's own (canonical)
-            content=result.render(cfg.output),
+            content=result.render(cfg.options.format),
             indices=[list(iv) for iv in sel.intervals],
             n_blocks=len(result.page.blocks),
             **result.page.page_type.to_json(),
@@ -375,36 +359,33 @@ def extract_record(extractor: Any, page: PageInput, cfg: BatchConfig) -> dict[st
             ]
         record["error"] = record["error_kind"] = None
     except BlockdexError as exc:
+        result = None
         record.update(error=str(exc), error_kind=exc.kind)
     except MemoryError:
+        result = None
         record.update(
             error=f"the page needed more than {cfg.memory_limit_mb} MB", error_kind="memory"
         )
     except RecursionError:
+        result = None
         record.update(error="the page is nested too deeply", error_kind="too_deep")
     except Exception as exc:  # a bug in blockdex: report it, keep going
+        result = None
         record.update(error=f"internal error: {type(exc).__name__}: {exc}", error_kind="internal")
     record["time_ms"] = round((time.perf_counter() - t0) * 1000, 3)
-    return record
+    return record, result
 
 
-RecordTask = Callable[[Any, PageInput, BatchConfig], dict[str, Any]]
-"""What a worker does with one page: ``task(extractor, page, cfg) -> record`` (never raises for
-bad input). :func:`extract_record` for batch runs; the crawler adds the page's links."""
+RecordTask = Callable[[PageInput, BatchConfig], dict[str, Any]]
+"""What a worker does with one page: ``task(page, cfg) -> record`` (never raises for bad
+input). :func:`extract_record` for batch runs; the crawler adds the page's links."""
 
 
 def _worker_main(conn: Connection, cfg: BatchConfig, task: RecordTask | None = None) -> None:
     _limit_memory(cfg.memory_limit_mb)
-    from blockdex.extract import Extractor, output_config
-
     task = task or extract_record
-    extractor = Extractor(
-        cfg.predictor,
-        config=output_config(links=cfg.links, images=cfg.images),
-        **comments_option(cfg.comments, cfg.favor),
-    )
     # Load models now, so that the first page's time limit is not spent on start-up.
-    extract_record(extractor, PageInput("warm-up", "", html=WARM_UP_PAGE), cfg)
+    extract_record(PageInput("warm-up", "", html=WARM_UP_PAGE), cfg)
     conn.send(("ready", None))
     while True:
         try:
@@ -413,7 +394,7 @@ def _worker_main(conn: Connection, cfg: BatchConfig, task: RecordTask | None = N
             return
         if page is None:
             return
-        conn.send(("done", task(extractor, page, cfg)))
+        conn.send(("done", task(page, cfg)))
 
 
 class _Worker:
@@ -635,16 +616,20 @@ def read_records(out_dir: str | Path) -> Iterator[dict[str, Any]]:
 
 
 def _manifest(specs: Sequence[str], cfg: BatchConfig) -> dict[str, Any]:
-    keep = ("part_size", "output", "write", "query", "predictor", "include_blocks")
-    manifest = {"inputs": list(specs), **{k: v for k, v in asdict(cfg).items() if k in keep}}
-    if not cfg.comments:  # only then, so that runs written before the option still resume
-        manifest["comments"] = False
-    if cfg.favor != "balanced":  # likewise
-        manifest["favor"] = cfg.favor
-    if cfg.links:  # likewise
-        manifest["links"] = True
-    if cfg.images:  # likewise
-        manifest["images"] = True
+    options = cfg.options
+    manifest = {
+        "inputs": list(specs),
+        "part_size": cfg.part_size,
+        "output": options.format,
+        "write": cfg.write,
+        "query": options.query,
+        "predictor": options.method,
+        "include_blocks": cfg.include_blocks,
+    }
+    for f in option_fields():  # the other options only when set, so that runs written
+        value = getattr(options, f.name)  # before an option existed still resume
+        if f.name not in ("format", "query", "method") and value != f.default:
+            manifest[f.name] = value
     return manifest
 
 
@@ -683,13 +668,8 @@ def run_batch(
         )
     if cfg.part_size < 1:
         raise BlockdexError("--part-size must be at least 1")
-    if not cfg.comments:
-        check_no_comments(cfg.predictor, cfg.query)
-    if cfg.favor not in FAVOR_CHOICES:
-        raise BlockdexError(f"--favor must be one of {', '.join(FAVOR_CHOICES)}, not {cfg.favor!r}")
-    if cfg.favor != "balanced":
-        check_no_comments(cfg.predictor, cfg.query, option="--favor")
-    check_predictor(cfg.predictor)
+    cfg.options.validate("cli")
+    check_predictor(cfg.options.method)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     manifest = _manifest(inputs, cfg)
@@ -772,24 +752,14 @@ def run_batch(
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from blockdex.render import FORMATS
-
-    if args.format not in FORMATS:
-        raise BlockdexError(f"unknown --format {args.format!r}")
     cfg = BatchConfig(
         jobs=args.jobs,
         page_timeout=args.timeout,
         memory_limit_mb=args.memory_mb,
         part_size=args.part_size,
-        output=args.format,
         write=args.write,
-        query=args.query,
-        predictor=args.predictor,
         include_blocks=args.blocks,
-        comments=not args.no_comments,
-        favor=args.favor,
-        links=args.links,
-        images=args.images,
+        options=ExtractOptions.from_args(args),
     )
     summary = run_batch(args.inputs, args.out, cfg, resume=args.resume, progress=not args.quiet)
     print(f"blockdex batch: {summary.describe()} -> {args.out}", file=sys.stderr)
@@ -822,19 +792,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="directories, files or globs")
     p.add_argument("-o", "--out", required=True, metavar="DIR", help="output directory")
     p.add_argument(
-        "-f",
-        "--format",
-        default=defaults.output,
-        help="content format of each record: markdown, text, html, json",
-    )
-    p.add_argument(
         "--write",
         choices=WRITE_FORMATS,
         default=defaults.write,
         help=f"file format of the parts (default {defaults.write})",
     )
-    p.add_argument("-q", "--query", help="keep the blocks relevant to this query on every page")
-    add_predictor_option(p, "how blocks are chosen (default: the main-content model)")
+    add_option_arguments(p)
     p.add_argument(
         "-j",
         "--jobs",
@@ -864,10 +827,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=f"pages per output part (default {defaults.part_size})",
     )
     p.add_argument("--blocks", action="store_true", help="store the kept blocks in each record")
-    add_no_comments_option(p)
-    add_favor_option(p)
-    add_links_option(p)
-    add_images_option(p)
     p.add_argument(
         "--resume",
         action="store_true",

@@ -13,16 +13,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from blockdex.cliargs import (
-    SETTING_OPTIONS,
-    add_favor_option,
-    add_images_option,
-    add_links_option,
-    add_no_comments_option,
-    add_predictor_option,
-    check_no_comments,
-)
+from blockdex.cliargs import SETTING_OPTIONS
 from blockdex.errors import BlockdexError, EmptyInput
+from blockdex.options import ExtractOptions, add_option_arguments
 
 # Modules that add sub-commands (each defines register(subparsers)).
 SUBCOMMAND_MODULES: tuple[str, ...] = (
@@ -110,37 +103,25 @@ def _config(args: argparse.Namespace):
         if budget < 0:
             raise BlockdexError(f"--time-budget must be 0 (no budget) or more, not {budget}")
         config = dataclasses.replace(config, time_budget_s=budget or None)
-    links, images = getattr(args, "links", False), getattr(args, "images", False)
-    if links or images:
-        config = dataclasses.replace(
-            config, segment=dataclasses.replace(config.segment, links=links, images=images)
-        )
     return config
 
 
-def _make_extractor(args: argparse.Namespace):
-    from blockdex.extract import Extractor
-
-    config = _config(args)
+def _method_options(args: argparse.Namespace, method: str | None) -> dict[str, str]:
+    """The options of ``--predictor llm`` that only the command line sets."""
     options = {}
     for name in ("llm_url", "llm_model"):
         value = getattr(args, name, None)
         if value:
-            if args.predictor != "llm":
+            if method != "llm":
                 flag = "--" + name.replace("_", "-")
                 raise BlockdexError(f"{flag} applies only to --predictor llm")
             options[name] = value
-    if getattr(args, "no_comments", False):
-        check_no_comments(args.predictor, getattr(args, "query", None))
-        options["comments"] = False
-    favor = getattr(args, "favor", "balanced")
-    if favor != "balanced":
-        check_no_comments(args.predictor, getattr(args, "query", None), option="--favor")
-        options["favor"] = favor
-    return Extractor(args.predictor, config=config, **options)
+    return options
 
 
-def _run_baseline(args: argparse.Namespace, data: bytes, url: str | None) -> str:
+def _run_baseline(
+    args: argparse.Namespace, options: ExtractOptions, data: bytes, url: str | None
+) -> str:
     """Run a classic method (``--method crunch`` …) and render its HTML in the asked format."""
     import json
 
@@ -149,23 +130,23 @@ def _run_baseline(args: argparse.Namespace, data: bytes, url: str | None) -> str
     from blockdex.render import html_to_markdown
 
     html, _ = decode_html(data)
-    options = {}
+    settings = {}
     if getattr(args, "crunch_config", None):
-        if args.predictor != "crunch":
+        if options.method != "crunch":
             raise BlockdexError("--crunch-config applies only to --method crunch")
-        options["config_path"] = args.crunch_config
-    result = get_baseline(args.predictor, **options).run(
-        html, url=args.url or url, query=args.query
+        settings["config_path"] = args.crunch_config
+    result = get_baseline(options.method, **settings).run(
+        html, url=args.url or url, query=options.query
     )
-    if args.format == "html":
+    if options.format == "html":
         return result.html
-    if args.format == "text":
+    if options.format == "text":
         return result.text
-    if args.format == "json":
+    if options.format == "json":
         record = {
             "title": result.title,
             "url": args.url or url,
-            "method": args.predictor,
+            "method": options.method,
             "text": result.text,
             "markdown": html_to_markdown(result.html),
             **result.extra,
@@ -177,23 +158,30 @@ def _run_baseline(args: argparse.Namespace, data: bytes, url: str | None) -> str
 def cmd_extract(args: argparse.Namespace) -> int:
     data, url, ctype = read_input(args.source, max_bytes=args.max_bytes)
     from blockdex.baselines import BASELINES
+    from blockdex.extract import run
 
     if args.records:
-        if args.predictor not in (None, "vsse", "vsse-records"):
+        if args.method not in (None, "vsse", "vsse-records"):
             raise BlockdexError("--records applies only to --method vsse")
-        args.predictor = "vsse-records"
-    if args.predictor in BASELINES:
-        _write(_run_baseline(args, data, url), args.out)
+        args.method = "vsse-records"
+    method_options = _method_options(args, args.method)
+    options = ExtractOptions.from_args(args)
+    if options.method in BASELINES:
+        _write(_run_baseline(args, options, data, url), args.out)
         return 0
-    extractor = _make_extractor(args)
-    result = extractor.run(
-        data, url=args.url or url, query=args.query, content_type=ctype, output=args.format
+    result = run(
+        data,
+        options,
+        url=args.url or url,
+        content_type=ctype,
+        config=_config(args),
+        method_options=method_options,
     )
-    out = result.render(args.format)
-    if args.format != "json":  # JSON carries the warnings in its "warnings" field
+    out = result.render(options.format)
+    if options.format != "json":  # JSON carries the warnings in its "warnings" field
         for warning in (*result.page.warnings, *result.selection.warnings):
             print(f"blockdex: warning: {warning}", file=sys.stderr)
-    if args.format != "json":  # JSON carries the notes in its "notes" field
+    if options.format != "json":  # JSON carries the notes in its "notes" field
         from blockdex.render import result_notes
 
         for note in result_notes(result.page, result.selection, result.query):
@@ -308,7 +296,6 @@ def _add_input_args(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     from blockdex import __version__
-    from blockdex.render import FORMATS
 
     parser = argparse.ArgumentParser(
         prog="blockdex",
@@ -335,21 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_input_args(p)
-    p.add_argument("-q", "--query", help="keep only the blocks relevant to this question or topic")
-    p.add_argument(
-        "-f",
-        "--format",
-        choices=FORMATS,
-        default="markdown",
-        help="output format (default: markdown)",
-    )
-    add_predictor_option(
-        p, "how blocks are chosen; 'blockdex methods' lists them (default: the main-content model)"
-    )
-    add_no_comments_option(p)
-    add_favor_option(p)
-    add_links_option(p)
-    add_images_option(p)
+    add_option_arguments(p)
     p.add_argument(
         "--url", help="the page's URL, when reading a file (used for metadata and prompts)"
     )

@@ -48,15 +48,6 @@ from pathlib import Path
 from typing import Any
 
 from blockdex.batch import BatchConfig, PageInput, RecordTask, check_predictor
-from blockdex.cliargs import (
-    FAVOR_CHOICES,
-    add_favor_option,
-    add_images_option,
-    add_links_option,
-    add_no_comments_option,
-    add_predictor_option,
-    check_no_comments,
-)
 from blockdex.crawl_discovery import (
     DEFAULT_DISCOVERY,
     DiscoveryConfig,
@@ -78,6 +69,7 @@ from blockdex.crawl_urls import (
 )
 from blockdex.errors import BlockdexError
 from blockdex.fetch import FetchConfig
+from blockdex.options import DEFAULT_OPTIONS, ExtractOptions, add_option_arguments, option_fields
 
 RETRY_STATUSES = frozenset({429, 503})
 CRAWL_FETCH = FetchConfig(max_seconds=60.0)
@@ -128,19 +120,8 @@ class CrawlConfig:
     """SimHash bits a page may differ from the page its canonical link names and still be its
     duplicate. Unrelated texts differ in ~32: beyond 16 the link is taken for a site's mistake
     (every page naming the home page) and the page is kept."""
-    output: str = "markdown"
-    """Format of each page's file: markdown, text, html or json."""
-    query: str | None = None
-    """Keep the blocks relevant to this query instead of the main content."""
-    predictor: str | None = None
-    comments: bool = True
-    """False: drop reader comments (``--no-comments``)."""
-    favor: str = "balanced"
-    """``precision`` or ``recall``: move the main-content model's decision (``--favor``)."""
-    links: bool = False
-    """Keep links as ``[text](absolute url)`` in each page's file (``--links``)."""
-    images: bool = False
-    """Write kept images as ``![caption](absolute url)`` in each page's file (``--images``)."""
+    options: ExtractOptions = DEFAULT_OPTIONS
+    """What each page's file holds (as ``blockdex extract`` would write it)."""
     jobs: int = max(1, min(4, os.cpu_count() or 1))
     """Extraction worker processes (extraction is CPU-bound; fetching is not)."""
     page_timeout: float = 10.0
@@ -158,13 +139,7 @@ class CrawlConfig:
             jobs=self.jobs,
             page_timeout=self.page_timeout,
             memory_limit_mb=self.memory_limit_mb,
-            output=self.output,
-            query=self.query,
-            predictor=self.predictor,
-            comments=self.comments,
-            favor=self.favor,
-            links=self.links,
-            images=self.images,
+            options=self.options,
         )
 
     def manifest(self, seeds: Sequence[str]) -> dict[str, Any]:
@@ -178,16 +153,18 @@ class CrawlConfig:
             "depth": self.depth,
             "sitemaps": self.sitemaps,
             "discover_feeds": self.discover_feeds,
-            "format": self.output,
-            "query": self.query,
-            "predictor": self.predictor,
-            "comments": self.comments,
-            "favor": self.favor,
-            "links": self.links,
+            "format": self.options.format,
+            "query": self.options.query,
+            "predictor": self.options.method,
+            "comments": self.options.comments,
+            "favor": self.options.favor,
+            "links": self.options.links,
             "warc": self.warc,
         }
-        if self.images:  # only then, so that crawls begun before the option still resume
-            settings["images"] = True
+        for f in option_fields():  # the newer options only when set, so that crawls begun
+            value = getattr(self.options, f.name)  # before an option existed still resume
+            if f.name not in settings and f.name != "method" and value != f.default:
+                settings[f.name] = value
         return settings
 
     def check(self) -> None:
@@ -196,12 +173,7 @@ class CrawlConfig:
             raise BlockdexError(
                 f"unknown --scope {self.scope!r}; choose one of {', '.join(SCOPES)}"
             )
-        from blockdex.render import FORMATS
-
-        if self.output not in FORMATS:
-            raise BlockdexError(
-                f"unknown --format {self.output!r}; choose one of {', '.join(FORMATS)}"
-            )
+        self.options.validate("cli")
         minimums = (
             ("--depth", self.depth, 0),
             ("--max-pages", self.max_pages, 0),
@@ -227,15 +199,7 @@ class CrawlConfig:
         ):
             if not seconds > 0:
                 raise BlockdexError(f"{flag} must be more than 0 seconds, not {seconds}")
-        if not self.comments:
-            check_no_comments(self.predictor, self.query)
-        if self.favor not in FAVOR_CHOICES:
-            raise BlockdexError(
-                f"--favor must be one of {', '.join(FAVOR_CHOICES)}, not {self.favor!r}"
-            )
-        if self.favor != "balanced":
-            check_no_comments(self.predictor, self.query, option="--favor")
-        check_predictor(self.predictor)
+        check_predictor(self.options.method)
         for network in self.fetch.allowed_networks:
             try:
                 ipaddress.ip_network(network, strict=False)
@@ -310,28 +274,14 @@ class CrawlSummary:
 # Extraction in the batch runner's worker processes
 
 
-class _Capture:
-    """An Extractor that keeps its last result, so the task can read more than the record."""
-
-    def __init__(self, extractor: Any) -> None:
-        self.extractor = extractor
-        self.last: Any = None
-
-    def run(self, *args: Any, **kwargs: Any) -> Any:
-        self.last = None
-        self.last = self.extractor.run(*args, **kwargs)
-        return self.last
-
-
-def crawl_page_task(extractor: Any, page: PageInput, cfg: BatchConfig) -> dict[str, Any]:
+def crawl_page_task(page: PageInput, cfg: BatchConfig) -> dict[str, Any]:
     """The worker's job for one fetched page: the batch record, plus the page's metadata, links,
     canonical URL, feeds and a SimHash of its extracted text (never raises for bad input)."""
-    from blockdex.batch import extract_record
+    from blockdex.batch import extract_page
     from blockdex.crawl_discovery import page_links, text_simhash
 
     t0 = time.perf_counter()
-    capture = _Capture(extractor)
-    record = extract_record(capture, page, cfg)  # with the page's metadata, as batch has it
+    record, result = extract_page(page, cfg)  # with the page's metadata, as batch has it
     record.setdefault("metadata", {})
     record.update(links=[], canonical=None, feeds=[], simhash=None)
     try:
@@ -339,8 +289,8 @@ def crawl_page_task(extractor: Any, page: PageInput, cfg: BatchConfig) -> dict[s
         record.update(links=list(found.links), canonical=found.canonical, feeds=list(found.feeds))
     except Exception:  # an unreadable page has no links; its record says why already
         pass
-    if capture.last is not None and not record.get("error"):
-        fingerprint = text_simhash(capture.last.text)
+    if result is not None and not record.get("error"):
+        fingerprint = text_simhash(result.text)
         record["simhash"] = f"{fingerprint:016x}" if fingerprint is not None else None
     record["time_ms"] = round((time.perf_counter() - t0) * 1000, 3)  # all of the page's work
     return record
@@ -1391,7 +1341,7 @@ def run_crawl(
         raise BlockdexError("nothing to crawl: give seed URLs, -i FILE or --feed URL")
     cfg.check()
     store = CrawlStore(
-        out_dir, cfg.manifest(seeds), resume=resume, output=cfg.output, warc=cfg.warc
+        out_dir, cfg.manifest(seeds), resume=resume, output=cfg.options.format, warc=cfg.warc
     )
     crawler = Crawler(seeds, store, cfg, progress=progress)
     return asyncio.run(crawler.run())
@@ -1423,13 +1373,7 @@ def cmd_crawl(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         retries=args.retries,
         retry_cap=args.retry_cap,
-        output=args.format,
-        query=args.query,
-        predictor=args.predictor,
-        comments=not args.no_comments,
-        favor=args.favor,
-        links=args.links,
-        images=args.images,
+        options=ExtractOptions.from_args(args),
         jobs=args.jobs,
         page_timeout=args.page_timeout,
         warc=args.warc,
@@ -1467,8 +1411,6 @@ examples:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from blockdex.render import FORMATS
-
     defaults = CrawlConfig()
     p = subparsers.add_parser(
         "crawl",
@@ -1546,21 +1488,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also read the feeds pages announce with <link rel=alternate>",
     )
     g = p.add_argument_group("what to keep (as in 'blockdex extract')")
-    g.add_argument(
-        "-q", "--query", help="keep the blocks relevant to this query instead of the main content"
+    add_option_arguments(
+        g,
+        help={
+            "format": "format of each page's file: markdown (.md), text, html or json"
+            " (default markdown)"
+        },
     )
-    g.add_argument(
-        "-f",
-        "--format",
-        choices=FORMATS,
-        default=defaults.output,
-        help="format of each page's file: markdown (.md), text, html or json (default markdown)",
-    )
-    add_predictor_option(g, "how blocks are chosen (default: the main-content model)")
-    add_no_comments_option(g)
-    add_favor_option(g)
-    add_links_option(g)
-    add_images_option(g)
     g.add_argument(
         "--warc",
         action="store_true",

@@ -16,21 +16,18 @@ from __future__ import annotations
 import argparse
 import html as html_lib
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from string import Template
 from typing import TYPE_CHECKING, Any
 
-from blockdex.cliargs import add_predictor_option
 from blockdex.errors import UnknownPredictor, UnsupportedFormat
+from blockdex.options import DEFAULT_OPTIONS, ExtractOptions, add_option_arguments
 
 if TYPE_CHECKING:
     from blockdex.extract import Extractor
     from blockdex.page import Page, Selection
-
-ExtractorFactory = Callable[[str | None], "Extractor"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,13 +39,22 @@ class Explanation:
     method: str
     kind: str
     """``predictor`` (blocks chosen directly) or ``baseline`` (blocks aligned to its output)."""
-    html: str
-    """The extracted page as an HTML document."""
+    baseline_html: str | None = None
+    """A baseline's own HTML (a predictor's is assembled from the blocks when asked for)."""
     query: str | None = None
     text: str | None = None
     """The method's own plain text (baselines); predictors render it from the blocks."""
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds per step."""
+
+    @property
+    def html(self) -> str:
+        """The extracted page as an HTML document."""
+        if self.baseline_html is not None:
+            return self.baseline_html
+        from blockdex.assemble import assemble_html
+
+        return assemble_html(self.page, self.selection)
 
     @property
     def markdown(self) -> str:
@@ -82,28 +88,10 @@ class Explanation:
         )
 
     def block_rows(self) -> list[dict[str, Any]]:
-        """Every block with its decision: ``index, tag, text, kept`` and ``score`` when known."""
-        kept = set(self.selection.indices)
-        scores = self.selection.scores or {}
-        unit_of = self.page.unit_ids()
-        rows = []
-        for b in self.page.blocks:
-            row: dict[str, Any] = {
-                "index": b.index,
-                "tag": b.tag,
-                "text": b.text,
-                "kept": b.index in kept,
-            }
-            if b.index in scores:
-                row["score"] = round(float(scores[b.index]), 4)
-            if b.split is not None:
-                row["split"] = {"id": b.split[0], "part": b.split[1], "total": b.split[2]}
-            if b.index in unit_of:
-                row["unit"] = unit_of[b.index]
-            if b.source != "dom":
-                row["source"] = b.source
-            rows.append(row)
-        return rows
+        """Every block with its decision (:func:`blockdex.render.block_rows`)."""
+        from blockdex.render import block_rows
+
+        return block_rows(self.page, self.selection)
 
 
 def known_methods() -> tuple[list[str], list[str]]:
@@ -126,44 +114,34 @@ def check_method(method: str | None) -> None:
         )
 
 
-def _default_extractor(name: str | None) -> Extractor:
-    from blockdex.extract import Extractor
-
-    return Extractor(name)
-
-
 def explain_page(
     data: str | bytes,
+    options: ExtractOptions = DEFAULT_OPTIONS,
     *,
-    method: str | None = None,
-    query: str | None = None,
     url: str | None = None,
     content_type: str | None = None,
-    extractor_for: ExtractorFactory = _default_extractor,
 ) -> Explanation:
-    """Run ``method`` (a predictor or classic baseline name; None = the default) on a page.
-
-    ``extractor_for(name)`` supplies the :class:`~blockdex.extract.Extractor` for a predictor
-    name (servers pass a per-thread cache so models load once).
-    """
+    """Run the method ``options`` name (a predictor or classic baseline; None = the default) on
+    a page, as :func:`blockdex.extract.run` does for every door."""
     from blockdex.baselines import BASELINES
+    from blockdex.extract import extractor_for, run
 
-    check_method(method)
-    query = query.strip() if query and query.strip() else None
-    if method is not None and method in BASELINES:
-        return _explain_baseline(data, method, query, url, content_type, extractor_for(None))
-    result = extractor_for(method).run(data, url=url, query=query, content_type=content_type)
-    t0 = time.perf_counter()
-    html = result.html
-    timings = {**result.timings, "assemble": time.perf_counter() - t0}
+    check_method(options.method)
+    query = options.query.strip() if options.has_query else None
+    if options.method is not None and options.method in BASELINES:
+        segmenter = extractor_for(
+            DEFAULT_OPTIONS.replace(links=options.links, images=options.images)
+        )
+        return _explain_baseline(data, options.method, query, url, content_type, segmenter)
+    # rendered in any format later: the blocks keep their markup
+    result = run(data, options.replace(format="markdown"), url=url, content_type=content_type)
     return Explanation(
         page=result.page,
         selection=result.selection,
         method=result.predictor,
         kind="predictor",
-        html=html,
         query=result.query,
-        timings=timings,
+        timings=dict(result.timings),
     )
 
 
@@ -201,7 +179,7 @@ def _explain_baseline(
         selection=selection,
         method=method,
         kind="baseline",
-        html=result.html,
+        baseline_html=result.html,
         query=query,
         text=result.text,
         timings={"segment": t1 - t0, "baseline": t2 - t1, "align": t3 - t2},
@@ -354,9 +332,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from blockdex.cli import read_input
 
     data, url, ctype = read_input(args.source)
-    explanation = explain_page(
-        data, method=args.predictor, query=args.query, url=args.url or url, content_type=ctype
-    )
+    options = ExtractOptions.from_args(args)
+    explanation = explain_page(data, options, url=args.url or url, content_type=ctype)
     report = render_report(explanation, source=args.source)
     if args.out:
         Path(args.out).write_text(report, encoding="utf-8")
@@ -381,9 +358,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "source", metavar="FILE|URL|-", help="an HTML file, an http(s) URL, or - for standard input"
     )
-    p.add_argument("-q", "--query", help="explain query-relevant extraction for this question")
-    add_predictor_option(
-        p, "predictor or classic method to explain ('blockdex methods' lists them)"
+    add_option_arguments(
+        p,
+        only=("query", "method"),
+        help={
+            "query": "explain query-relevant extraction for this question",
+            "method": "predictor or classic method to explain ('blockdex methods' lists them)",
+        },
     )
     p.add_argument("--url", help="the page's URL, when reading a file")
     p.add_argument(

@@ -5,13 +5,17 @@ from __future__ import annotations
 import dataclasses
 import functools
 import html as html_lib
+import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from blockdex.assemble import assemble_html
 from blockdex.clean import DEFAULT_CLEAN, CleanConfig, clean_document
 from blockdex.errors import UnsupportedFormat
+from blockdex.intervals import cap_selection
+from blockdex.options import DEFAULT_OPTIONS, ExtractOptions
 from blockdex.page import Block, Page, Selection
 from blockdex.parse import DEFAULT_LIMITS, ParseLimits, parse_html
 from blockdex.predict import (
@@ -21,7 +25,7 @@ from blockdex.predict import (
     get_predictor,
 )
 from blockdex.render import FORMATS, page_headline, render, selection_json, selection_markdown
-from blockdex.segment import DEFAULT_SEGMENT, SegmentConfig, segment_document
+from blockdex.segment import DEFAULT_SEGMENT, SegmentConfig, count_tokens, segment_document
 from blockdex.units import section_context
 
 
@@ -276,17 +280,80 @@ def output_config(*, links: bool = False, images: bool = False) -> ExtractConfig
     return ExtractConfig(segment=dataclasses.replace(DEFAULT_SEGMENT, links=links, images=images))
 
 
-@functools.lru_cache(maxsize=16)
-def _shared_extractor(
-    predictor: str | None, favor: str = "balanced", links: bool = False, images: bool = False
-) -> Extractor:
-    from blockdex.cliargs import comments_option
+def options_config(options: ExtractOptions, config: ExtractConfig | None = None) -> ExtractConfig:
+    """``config`` (the defaults when None) with what ``options`` change in it."""
+    config = config or ExtractConfig()
+    if options.links or options.images:
+        segment_cfg = dataclasses.replace(
+            config.segment, links=options.links, images=options.images
+        )
+        config = dataclasses.replace(config, segment=segment_cfg)
+    return config
 
-    return Extractor(
-        predictor,
-        config=output_config(links=links, images=images),
-        **comments_option(True, favor),
+
+class _Extractors(threading.local):
+    """One :class:`Extractor` per method, predictor options and settings, per thread (models
+    load once per thread; no predictor object is shared between threads)."""
+
+    def __init__(self) -> None:
+        self.cache: dict[tuple[Any, ...], Extractor] = {}
+
+
+_EXTRACTORS = _Extractors()
+
+
+def extractor_for(
+    options: ExtractOptions,
+    config: ExtractConfig | None = None,
+    method_options: Mapping[str, Any] | None = None,
+) -> Extractor:
+    """The (per thread, cached) :class:`Extractor` that runs ``options`` under ``config``;
+    ``method_options`` are keyword options of the method that no request may set, only its
+    operator (the command line's ``--llm-url``)."""
+    predictor_options = {**options.predictor_options(), **(method_options or {})}
+    key = (
+        options.method,
+        tuple(sorted(predictor_options.items())),
+        options.links,
+        options.images,
+        config,
     )
+    cache = _EXTRACTORS.cache
+    extractor = cache.get(key)
+    if extractor is None:
+        if len(cache) >= 32:  # a long-lived process asked for many settings: start over
+            cache.clear()
+        extractor = Extractor(
+            options.method, config=options_config(options, config), **predictor_options
+        )
+        cache[key] = extractor
+    return extractor
+
+
+def run(
+    document: str | bytes,
+    options: ExtractOptions = DEFAULT_OPTIONS,
+    *,
+    url: str | None = None,
+    content_type: str | None = None,
+    config: ExtractConfig | None = None,
+    method_options: Mapping[str, Any] | None = None,
+    extractor: Extractor | None = None,
+) -> Extraction:
+    """The one request path under every entry point: extract ``document`` as ``options`` ask.
+
+    ``options`` are taken as validated (:meth:`ExtractOptions.validate`). ``config`` holds the
+    pipeline's limits; ``extractor`` replaces the one the options name (a custom predictor, or
+    a caller's own pipeline: its options then only say the query and the format)."""
+    ex = extractor if extractor is not None else extractor_for(options, config, method_options)
+    result = ex.run(
+        document, url=url, query=options.query, content_type=content_type, output=options.format
+    )
+    if options.max_tokens is not None:
+        capped = cap_selection(result.page, result.selection, options.max_tokens, count_tokens)
+        if capped is not result.selection:
+            result = dataclasses.replace(result, selection=capped)
+    return result
 
 
 def extract(
@@ -296,37 +363,26 @@ def extract(
     query: str | None = None,
     output: str = "markdown",
     predictor: str | Predictor | None = None,
-    favor: str = "balanced",
-    links: bool = False,
-    images: bool = False,
+    **options: Any,
 ) -> str:
     """Extract what an LLM should read from ``html``.
 
     With no ``query`` the page's main content is kept; with one, the blocks relevant to it.
-    ``output`` is ``markdown`` (default), ``text``, ``html`` or ``json``. ``favor`` is
-    ``precision`` (keep only what the main-content model is surest of), ``balanced`` (default)
-    or ``recall`` (keep more). ``links=True`` keeps links as ``[text](absolute url)``;
-    ``images=True`` writes kept images as ``![caption](absolute url)`` (by default Markdown
-    leaves them out, keeping figure captions).
+    ``output`` is ``markdown`` (default), ``text``, ``html`` or ``json``. The other keywords are
+    the options of :class:`blockdex.options.ExtractOptions` (``docs/options.md``), e.g.
+    ``links=True`` keeps links as ``[text](absolute url)`` and ``max_tokens=500`` cuts the result
+    at 500 tokens, between blocks.
     """
-    if favor != "balanced":
-        from blockdex.cliargs import check_no_comments
-
-        check_no_comments(
-            predictor if predictor is None or isinstance(predictor, str) else "a custom one",
-            query,
-            option="favor",
-            query_name="query",
-            method_name="predictor",
-        )
-    ex = (
-        _shared_extractor(predictor, favor, links, images)
-        if predictor is None or isinstance(predictor, str)
-        else Extractor(predictor, config=output_config(links=links, images=images))
+    custom = predictor is not None and not isinstance(predictor, str)
+    opts = ExtractOptions.from_kwargs(
+        query=query, output=output, predictor="a custom one" if custom else predictor, **options
     )
-    return ex.extract(html, url=url, query=query, output=output)
+    if custom:
+        extractor = Extractor(predictor, config=output_config(links=opts.links, images=opts.images))
+        return run(html, opts, url=url, extractor=extractor).render(opts.format)
+    return run(html, opts, url=url).render(opts.format)
 
 
 def segment(html: str | bytes, *, url: str | None = None) -> Page:
     """Parse, clean and segment ``html`` into a :class:`Page` of numbered blocks."""
-    return _shared_extractor(None).segment(html, url=url)
+    return extractor_for(DEFAULT_OPTIONS).segment(html, url=url)

@@ -8,6 +8,7 @@ outside the page with a warning, and never raises.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 
@@ -119,3 +120,31 @@ def chunk_page(page: Page, max_doc_tokens: int, count: TokenCounter) -> list[Pag
     if start < len(page.blocks) or not chunks:
         chunks.append(page.slice(start, len(page.blocks)))
     return chunks
+
+
+def cap_selection(
+    page: Page, selection: Selection, max_tokens: int, count: TokenCounter
+) -> Selection:
+    """``selection`` cut to the blocks that fit ``max_tokens`` (their text counted by ``count``),
+    kept in page order until the next one would pass the budget: a cut falls between blocks,
+    never inside one. A cut selection says so in a warning."""
+    used = 0
+    kept: list[int] = []
+    indices = selection.indices
+    for index in indices:
+        n = count(page.by_index(index).text)
+        if used + n > max_tokens:
+            break
+        used += n
+        kept.append(index)
+    if len(kept) == len(indices):
+        return selection
+    note = (
+        f"cut at the token budget (max_tokens {max_tokens}): kept {len(kept)} of"
+        f" {len(indices)} blocks ({used} tokens)"
+    )
+    return dataclasses.replace(
+        selection,
+        intervals=merge_intervals((i, i) for i in kept),
+        warnings=(*selection.warnings, note),
+    )

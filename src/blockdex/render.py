@@ -10,6 +10,7 @@ from typing import Any
 from blockdex.assemble import assemble_html
 from blockdex.errors import UnsupportedFormat
 from blockdex.markdown import blocks_markdown
+from blockdex.options import FORMATS
 from blockdex.page import Page, Selection
 from blockdex.segment import LINE_BREAK, PARAGRAPH_BREAK
 from blockdex.units import (
@@ -23,8 +24,6 @@ from blockdex.units import (
     word_overlap,
     words,
 )
-
-FORMATS = ("markdown", "text", "html", "json")
 
 
 def markdown_options() -> Any:
@@ -264,6 +263,33 @@ def selection_json(
     if extra:
         record.update(extra)
     return record
+
+
+def block_rows(page: Page, selection: Selection) -> list[dict[str, Any]]:
+    """Every block of ``page`` with its decision: ``index, tag, text, kept``, and ``score``,
+    ``split``, ``unit`` and ``source`` when known (the HTTP service's ``blocks``, the block
+    explorer)."""
+    kept = set(selection.indices)
+    scores = selection.scores or {}
+    unit_of = page.unit_ids()
+    rows = []
+    for b in page.blocks:
+        row: dict[str, Any] = {
+            "index": b.index,
+            "tag": b.tag,
+            "text": b.text,
+            "kept": b.index in kept,
+        }
+        if b.index in scores:
+            row["score"] = round(float(scores[b.index]), 4)
+        if b.split is not None:
+            row["split"] = {"id": b.split[0], "part": b.split[1], "total": b.split[2]}
+        if b.index in unit_of:
+            row["unit"] = unit_of[b.index]
+        if b.source != "dom":
+            row["source"] = b.source
+        rows.append(row)
+    return rows
 
 
 def _context_rows(page: Page, headings: tuple[int, ...]) -> list[dict[str, Any]]:

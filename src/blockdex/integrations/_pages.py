@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from blockdex.errors import (
     BlockdexError,
@@ -29,6 +29,7 @@ from blockdex.errors import (
     UnsupportedFormat,
 )
 from blockdex.fetch import DEFAULT_FETCH, FetchConfig
+from blockdex.options import DEFAULT_OPTIONS
 
 if TYPE_CHECKING:
     from blockdex.extract import Extraction, Extractor
@@ -160,10 +161,9 @@ def error_metadata(source: str | None, error: BaseException) -> Metadata:
 class PageExtractor:
     """The settings of a loader, and the pipeline runs they make; see :data:`ON_ERROR`.
 
-    Either ``predictor``/``favor``/``links``/``images`` (as in :func:`blockdex.extract`) and
-    ``comments``
-    (False: ``--no-comments``) or a
-    ready ``extractor`` (an :class:`~blockdex.extract.Extractor` with its own settings, shared by
+    Either ``predictor`` and the options of :class:`~blockdex.options.ExtractOptions` (``links``,
+    ``comments=False``, ``max_tokens``…, as in :func:`blockdex.extract`) or a ready
+    ``extractor`` (an :class:`~blockdex.extract.Extractor` with its own settings, shared by
     several loaders so models load once) choose how pages are read.
     """
 
@@ -173,69 +173,54 @@ class PageExtractor:
         query: str | None = None,
         output: str = "markdown",
         predictor: str | Predictor | None = None,
-        favor: str = "balanced",
-        links: bool = False,
-        images: bool = False,
-        comments: bool = True,
         extractor: Extractor | None = None,
         fetch_config: FetchConfig | None = None,
         on_error: str = "raise",
+        **options: Any,
     ) -> None:
-        from blockdex.render import FORMATS
+        from blockdex.extract import Extractor, extractor_for, options_config
+        from blockdex.options import ExtractOptions
 
-        if output not in FORMATS:
-            raise UnsupportedFormat(
-                f"unknown output format {output!r}; choose one of: {', '.join(FORMATS)}"
-            )
         if on_error not in ON_ERROR:
             raise BlockdexError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
+        custom = predictor is not None and not isinstance(predictor, str)
+        # validated without the query first: a query given per run is checked then
+        self.options = ExtractOptions.from_kwargs(
+            output=output, predictor="a custom one" if custom else predictor, **options
+        )
         self.query = query
-        self.output = output
         self.fetch_config = fetch_config or DEFAULT_FETCH
         self.on_error = on_error
-        self._restricted = favor != "balanced" or not comments
-        self._predictor_name = (
-            predictor if predictor is None or isinstance(predictor, str) else "a custom one"
-        )
         if extractor is not None:
-            if predictor is not None or self._restricted or links or images:
+            if self.options.replace(format="markdown") != DEFAULT_OPTIONS:
                 raise BlockdexError(
-                    "give either an extractor or predictor/favor/links/images/comments, not both: "
-                    "an Extractor carries its own settings"
+                    "give either an extractor or predictor and extraction options (links,"
+                    " comments …), not both: an Extractor carries its own settings"
                 )
             self.extractor = extractor
             return
-        from blockdex.cliargs import comments_option
-        from blockdex.extract import Extractor, output_config
-
         self.check_query(query)
-        self.extractor = Extractor(
-            predictor,
-            config=output_config(links=links, images=images),
-            **comments_option(comments, favor),
-        )
+        if custom:
+            self.extractor = Extractor(predictor, config=options_config(self.options))
+        else:
+            self.extractor = extractor_for(self.options)
         if query is None:
             self.extractor.predictor  # noqa: B018 - load it now: a bad name or option fails here
 
+    @property
+    def output(self) -> str:
+        return self.options.format
+
     def run_query(self, query: str | None) -> str | None:
-        """The query of a run (``query``, else the configured one), refused when ``favor`` or
-        ``comments=False`` asked for the main-content model."""
+        """The query of a run (``query``, else the configured one), refused when an option of
+        the main-content model (``comments=False``…) was asked for."""
         query = self.query if query is None else query
         self.check_query(query)
         return query
 
     def check_query(self, query: str | None) -> None:
-        """Refuse a query when ``favor`` or ``comments=False`` asked for the main-content model."""
-        if self._restricted:
-            from blockdex.cliargs import check_no_comments
-
-            check_no_comments(
-                self._predictor_name,
-                query,
-                option="favor/comments",
-                query_name="query",
-                method_name="predictor",
-            )
+        """Refuse a query when an option of the main-content model was asked for."""
+        self.options.replace(query=query).validate("kwargs")
 
     def extract_html(
         self,
@@ -248,10 +233,11 @@ class PageExtractor:
     ) -> ExtractedPage:
         """Extract from HTML in hand; ``url`` resolves links and is reported as ``url``.
         ``query`` is the run's (see :meth:`run_query`)."""
-        result = self.extractor.run(
-            html, url=url, query=query, content_type=content_type, output=self.output
-        )
-        return ExtractedPage(result.render(self.output), page_metadata(result, source))
+        from blockdex.extract import run
+
+        options = self.options.replace(query=query)
+        result = run(html, options, url=url, content_type=content_type, extractor=self.extractor)
+        return ExtractedPage(result.render(options.format), page_metadata(result, source))
 
     def extract_url(self, url: str, *, query: str | None = None) -> ExtractedPage:
         """Fetch ``url`` (under :attr:`fetch_config`) and extract from it."""

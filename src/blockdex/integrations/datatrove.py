@@ -45,22 +45,28 @@ class BlockdexExtractor(BaseExtractor):
         query: str | None = None,
         output: str = "markdown",
         timeout: float = 5.0,
-        **predictor_options: Any,
+        **options: Any,
     ) -> None:
+        """``options`` are those of :class:`~blockdex.options.ExtractOptions` (``links``,
+        ``max_tokens`` …); any other keyword goes to the predictor itself (``threshold=0.5``)."""
+        from blockdex.options import ExtractOptions, option_fields
+
         super().__init__(timeout=timeout)
-        self.predictor = predictor
-        self.query = query
-        self.output = output
-        self.predictor_options = predictor_options
-        self._extractor: Any = None
+        names = {f.name for f in option_fields()}
+        self.options = ExtractOptions.from_kwargs(
+            predictor=predictor,
+            query=query,
+            output=output,
+            **{k: v for k, v in options.items() if k in names},
+        )
+        self.method_options = {k: v for k, v in options.items() if k not in names}
 
     def extract(self, text: str) -> str:
         from blockdex.errors import BlockdexError
-        from blockdex.extract import Extractor
+        from blockdex.extract import run
 
-        if self._extractor is None:  # built in the sandbox process, once
-            self._extractor = Extractor(self.predictor, **self.predictor_options)
-        try:
-            return self._extractor.extract(text, query=self.query, output=self.output)
+        try:  # the pipeline is built in the sandbox process, once
+            result = run(text, self.options, method_options=self.method_options)
+            return result.render(self.options.format)
         except BlockdexError:
             return ""  # not HTML, empty, too large: datatrove counts and drops it

@@ -72,9 +72,9 @@ def _document(page: ExtractedPage) -> Document:
 class BlockdexLoader(BaseLoader):
     """Loads URLs and local HTML files, one Document per input, in order.
 
-    ``query`` keeps the blocks relevant to it instead of the main content; ``predictor``,
-    ``favor``, ``links`` and ``images`` are those of :func:`blockdex.extract`, ``comments=False`` drops
-    reader comments (``--no-comments``); or pass a configured ``extractor`` instead.
+    ``query`` keeps the blocks relevant to it instead of the main content; ``predictor`` and the
+    extraction options (``links``, ``comments=False``, ``max_tokens`` …) are those of
+    :func:`blockdex.extract`; or pass a configured ``extractor`` instead.
     ``fetch_config`` sets the fetcher's address policy and limits; ``on_error`` is ``"raise"``,
     ``"skip"`` or ``"record"`` (see the module docs).
     """
@@ -86,26 +86,20 @@ class BlockdexLoader(BaseLoader):
         query: str | None = None,
         output: str = "markdown",
         predictor: str | Predictor | None = None,
-        favor: str = "balanced",
-        links: bool = False,
-        images: bool = False,
-        comments: bool = True,
         extractor: Extractor | None = None,
         fetch_config: FetchConfig | None = None,
         on_error: str = "raise",
+        **options: Any,
     ) -> None:
         self.sources = as_sources(sources)
         self.pages = PageExtractor(
             query=query,
             output=output,
             predictor=predictor,
-            favor=favor,
-            links=links,
-            images=images,
-            comments=comments,
             extractor=extractor,
             fetch_config=fetch_config,
             on_error=on_error,
+            **options,
         )
 
     def lazy_load(self) -> Iterator[Document]:
@@ -130,23 +124,17 @@ class BlockdexTransformer(BaseDocumentTransformer):
         query: str | None = None,
         output: str = "markdown",
         predictor: str | Predictor | None = None,
-        favor: str = "balanced",
-        links: bool = False,
-        images: bool = False,
-        comments: bool = True,
         extractor: Extractor | None = None,
         on_error: str = "raise",
+        **options: Any,
     ) -> None:
         self.pages = PageExtractor(
             query=query,
             output=output,
             predictor=predictor,
-            favor=favor,
-            links=links,
-            images=images,
-            comments=comments,
             extractor=extractor,
             on_error=on_error,
+            **options,
         )
 
     def transform_documents(

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 try:
     from llama_index.core.readers.base import BaseReader
@@ -73,8 +73,8 @@ def _document(page: ExtractedPage) -> Document:
 class BlockdexReader(BaseReader):
     """Reads URLs and local HTML files into Documents, one per input, in order.
 
-    The options are those of :func:`blockdex.extract` (``query``, ``output``, ``predictor``,
-    ``favor``, ``links``, ``images``) and ``comments=False`` (``--no-comments``), or a configured
+    The options are those of :func:`blockdex.extract` (``query``, ``output``, ``predictor`` and
+    the extraction options: ``links``, ``comments=False``, ``max_tokens`` …), or a configured
     ``extractor``; plus ``fetch_config`` and ``on_error`` (see the module docs).
     """
 
@@ -84,25 +84,19 @@ class BlockdexReader(BaseReader):
         query: str | None = None,
         output: str = "markdown",
         predictor: str | Predictor | None = None,
-        favor: str = "balanced",
-        links: bool = False,
-        images: bool = False,
-        comments: bool = True,
         extractor: Extractor | None = None,
         fetch_config: FetchConfig | None = None,
         on_error: str = "raise",
+        **options: Any,
     ) -> None:
         self.pages = PageExtractor(
             query=query,
             output=output,
             predictor=predictor,
-            favor=favor,
-            links=links,
-            images=images,
-            comments=comments,
             extractor=extractor,
             fetch_config=fetch_config,
             on_error=on_error,
+            **options,
         )
 
     def lazy_load_data(

@@ -39,10 +39,10 @@ class BlockdexMapper:
         html_column: str = "html",
         url_column: str = "url",
     ) -> None:
-        from blockdex.extract import Extractor
+        from blockdex.options import ExtractOptions
 
-        self.config = BatchConfig(output=output, query=query, predictor=predictor)
-        self.extractor = Extractor(predictor)
+        options = ExtractOptions.from_kwargs(output=output, query=query, predictor=predictor)
+        self.config = BatchConfig(options=options)
         self.html_column = html_column
         self.url_column = url_column
 
@@ -54,7 +54,7 @@ class BlockdexMapper:
             url = urls[i] if urls is not None else None
             data = html if isinstance(html, bytes) else str(html).encode("utf-8", "surrogatepass")
             page = PageInput(id=str(i), source="ray", html=data, url=url or None, seq=i)
-            rec = extract_record(self.extractor, page, self.config)
+            rec = extract_record(page, self.config)
             rec["indices"] = json.dumps(rec.get("indices"))
             for name in OUTPUT_COLUMNS:
                 columns[name].append(rec.get(name))

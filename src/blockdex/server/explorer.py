@@ -8,8 +8,8 @@ import html as html_lib
 from string import Template
 from typing import Any
 
-from blockdex.cliargs import FAVOR_CHOICES
 from blockdex.errors import BlockdexError
+from blockdex.options import FAVOR_CHOICES
 
 
 def _attr(value: str) -> str:

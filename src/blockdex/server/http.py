@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 from blockdex.errors import BlockdexError, MissingExtra, UnsupportedFormat
+from blockdex.options import json_schema_properties, option_fields
 from blockdex.server.explorer import error_box, explorer_page, form_payload
 from blockdex.server.metrics import Metrics, MetricsMiddleware
 from blockdex.server.proxy import PROXY_FORMATS, proxy_document
@@ -39,7 +40,6 @@ from blockdex.server.service import (
     Service,
     error_body,
     parse_extract_request,
-    query_flag,
 )
 
 if TYPE_CHECKING:
@@ -75,16 +75,30 @@ def _meant_as_json(ctype: str) -> bool:
 
 def openapi_schema(config: ServerConfig) -> dict[str, Any]:
     """The OpenAPI 3.1 description of the API: ``templates/openapi.json`` (written by hand)
-    with this server's version and batch limit filled in."""
+    with this server's version and batch limit and the options' properties filled in."""
     from blockdex import __version__
     from blockdex.explain import template
 
     schema = json.loads(template("openapi.json"))
     schema["info"]["version"] = __version__
+    options = json_schema_properties()  # each option as ExtractOptions declares it
+    schema["components"]["schemas"]["ExtractRequest"]["properties"].update(options)
     batch = schema["paths"]["/v1/extract/batch"]["post"]
     batch["summary"] = f"Extract up to {config.max_batch} pages"
-    pages = batch["requestBody"]["content"]["application/json"]["schema"]["properties"]["pages"]
-    pages["maxItems"] = config.max_batch
+    body = batch["requestBody"]["content"]["application/json"]["schema"]["properties"]
+    body["pages"]["maxItems"] = config.max_batch
+    body.update(options)  # the defaults of every page
+    proxy = schema["paths"]["/v1/proxy"]["get"]["parameters"]
+    proxy += [  # the extraction options in the query string; format and links are the proxy's own
+        {
+            "name": name,
+            "in": "query",
+            "description": prop["description"],
+            "schema": {k: v for k, v in prop.items() if k != "description"},
+        }
+        for name, prop in options.items()
+        if name not in ("format", "links")
+    ]
     return schema
 
 
@@ -181,10 +195,7 @@ class BlockdexServer:
             # the raw page as the body; options in the query string
             body = await self.read_body(request)
             params: dict[str, Any] = dict(request.query_params.items())
-            for name in ("blocks", "comments", "links", "images"):
-                if name in params:
-                    params[name] = query_flag(params[name], name)
-            req = parse_extract_request({**params, "html": ""})
+            req = parse_extract_request({**params, "html": ""}, strings=True)
             req = dataclasses.replace(
                 req, html=body, content_type=request.headers.get("content-type")
             )
@@ -208,11 +219,7 @@ class BlockdexServer:
                 "batch_too_large",
                 f"{len(pages)} pages is over the batch limit of {self.config.max_batch}",
             )
-        defaults = {
-            k: payload[k]
-            for k in ("query", "format", "method", "comments", "favor", "links", "images")
-            if k in payload
-        }
+        defaults = {f.name: payload[f.name] for f in option_fields() if f.name in payload}
         items: list[ExtractRequest | BlockdexError] = []
         for page in pages:
             try:
@@ -239,15 +246,12 @@ class BlockdexServer:
             raise UnsupportedFormat(
                 f"the proxy returns html or markdown, not {fmt!r} (use /v1/extract for others)"
             )
-        req = parse_extract_request(
-            {
-                "url": url,
-                "query": params.get("query"),
-                "method": params.get("method"),
-                "comments": query_flag(params.get("comments", "1"), "comments"),
-                "favor": params.get("favor"),
-            }
-        )
+        # the page's options from the query string; links are the proxy's own (kept as links
+        # to browse on, whatever the page's text keeps)
+        options = {f.name: params[f.name] for f in option_fields() if f.name in params}
+        options.pop("links", None)
+        options.pop("format", None)
+        req = parse_extract_request({**options, "url": url}, strings=True)
         retain = params.get("links", "0").lower() in ("1", "true", "yes")
 
         def job() -> str:

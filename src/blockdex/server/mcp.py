@@ -17,11 +17,14 @@ cut into parts (``start_index`` / ``max_length``) and each part says how much is
 pages are kept for ten minutes, so ``blocks`` then ``select`` on one URL number the same page.
 """
 
+import dataclasses
+import inspect
 import logging
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from blockdex.errors import BlockdexError, MissingExtra
+from blockdex.options import json_schema_properties, option_fields
 from blockdex.server.service import (
     PageCache,
     ServerConfig,
@@ -118,6 +121,39 @@ def paginate(text: str, start_index: int, max_length: int, tool: str) -> str:
     return part
 
 
+def _option_annotation(f: dataclasses.Field) -> Any:
+    """The type a tool declares for an option (:func:`blockdex.options.json_schema_properties`
+    says the same to the HTTP API)."""
+    prop = json_schema_properties()[f.name]
+    if "enum" in prop:
+        kind: Any = Literal[tuple(prop["enum"])]
+    else:
+        kind = {"boolean": bool, "integer": int, "string": str}[prop["type"]]
+    if f.default is None:
+        kind = kind | None
+    bounds = {"ge": prop["minimum"]} if "minimum" in prop else {}
+    return Annotated[kind, Field(description=prop["description"], **bounds)]
+
+
+def with_option_parameters(tool: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a tool that takes ``**options`` one parameter per option of
+    :class:`~blockdex.options.ExtractOptions` (before its last two, the paging ones), typed and
+    described from the option's declaration, so that the tool's schema lists them."""
+    signature = inspect.signature(tool)
+    own = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    options = [
+        inspect.Parameter(
+            f.name,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=f.default,
+            annotation=_option_annotation(f),
+        )
+        for f in option_fields()
+    ]
+    tool.__signature__ = signature.replace(parameters=[*own[:-2], *options, *own[-2:]])  # type: ignore[attr-defined]
+    return tool
+
+
 def _notes(result: dict[str, Any]) -> str:
     lines = []
     if result.get("fallback"):
@@ -181,41 +217,16 @@ def create_mcp_server(
         ),
         structured_output=False,
     )
+    @with_option_parameters
     async def extract(
         url: Url = None,
         html: Html = None,
         base_url: BaseUrl = None,
-        query: Query = None,
-        format: Format = "markdown",
-        links: Links = False,
-        images: Images = False,
-        comments: Annotated[
-            bool,
-            Field(description="Keep reader comments the page shows under its content."),
-        ] = True,
-        favor: Annotated[
-            Literal["precision", "balanced", "recall"],
-            Field(
-                description="`precision` keeps only what is surely content, `recall` keeps "
-                "more (main content only, not with a query)."
-            ),
-        ] = "balanced",
         start_index: StartIndex = 0,
         max_length: MaxLength = DEFAULT_MAX_LENGTH,
+        **options: Any,
     ) -> str:
-        req = request(
-            _payload(
-                url=url,
-                html=html,
-                base_url=base_url,
-                query=query,
-                format=format,
-                links=links,
-                images=images,
-                comments=comments,
-                favor=favor,
-            )
-        )
+        req = request(_payload(url=url, html=html, base_url=base_url, **options))
         result = await call(lambda: service.extract(req))
         content = result["content"]
         if not isinstance(content, str):  # json: the whole body, not only the content

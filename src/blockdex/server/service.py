@@ -26,12 +26,11 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from blockdex.cliargs import FAVOR_CHOICES, check_no_comments, comments_option
-from blockdex.errors import BlockdexError, UnsupportedFormat
+from blockdex.errors import BlockdexError
+from blockdex.options import DEFAULT_OPTIONS, ExtractOptions
 
 if TYPE_CHECKING:
     from blockdex.explain import Explanation
-    from blockdex.extract import Extractor
     from blockdex.fetch import FetchConfig, FetchedPage
     from blockdex.page import Page
 
@@ -146,19 +145,18 @@ class ExtractRequest:
     url: str | None = None
     base_url: str | None = None
     """The page's address when ``html`` is given (metadata, links)."""
-    query: str | None = None
-    format: str = "markdown"
-    method: str | None = None
     blocks: bool = False
     content_type: str | None = None
-    comments: bool = True
-    """False: drop reader comments the main-content model keeps (``blockdex --no-comments``)."""
-    favor: str = "balanced"
-    """``precision`` or ``recall``: move the main-content model's decision (``--favor``)."""
-    links: bool = False
-    """Keep links as ``[text](absolute url)`` (``blockdex extract --links``)."""
-    images: bool = False
-    """Write kept images as ``![caption](absolute url)`` (``blockdex extract --images``)."""
+    options: ExtractOptions = DEFAULT_OPTIONS
+    """What to extract and how (:class:`blockdex.options.ExtractOptions`)."""
+
+    @property
+    def query(self) -> str | None:
+        return self.options.query
+
+    @property
+    def format(self) -> str:
+        return self.options.format
 
 
 def _optional_str(payload: dict[str, Any], name: str) -> str | None:
@@ -171,7 +169,7 @@ def _optional_str(payload: dict[str, Any], name: str) -> str | None:
 
 
 def query_flag(value: str, name: str) -> bool:
-    """A true/false option given in a query string (``?comments=0``)."""
+    """A true/false option given in a query string (``?blocks=0``)."""
     low = value.strip().lower()
     if low in ("1", "true", "yes", "on"):
         return True
@@ -180,10 +178,12 @@ def query_flag(value: str, name: str) -> bool:
     raise RequestError(400, "invalid_request", f"'{name}' must be true or false, not {value!r}")
 
 
-def parse_extract_request(payload: Any, defaults: dict[str, Any] | None = None) -> ExtractRequest:
-    """Validate one JSON object of /v1/extract (or one item of a batch)."""
+def parse_extract_request(
+    payload: Any, defaults: dict[str, Any] | None = None, *, strings: bool = False
+) -> ExtractRequest:
+    """Validate one JSON object of /v1/extract (or one item of a batch); ``strings``: the
+    options come from a query string (``?comments=0``)."""
     from blockdex.explain import check_method
-    from blockdex.render import FORMATS
 
     if not isinstance(payload, dict):
         raise RequestError(400, "invalid_request", "the request body must be a JSON object")
@@ -200,83 +200,23 @@ def parse_extract_request(payload: Any, defaults: dict[str, Any] | None = None) 
             "invalid_request",
             "give either 'html' or 'url', not both; pass the address of given HTML as 'base_url'",
         )
-    fmt = _optional_str(merged, "format") or "markdown"
-    if fmt not in FORMATS:
-        raise UnsupportedFormat(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
-    method = _optional_str(merged, "method") or None
-    check_method(method)
     blocks = merged.get("blocks", False)
+    if strings and isinstance(blocks, str):
+        blocks = query_flag(blocks, "blocks")
     if not isinstance(blocks, bool):
         raise RequestError(400, "invalid_request", "'blocks' must be true or false")
-    comments = merged.get("comments", True)
-    if not isinstance(comments, bool):
-        raise RequestError(400, "invalid_request", "'comments' must be true or false")
-    links = merged.get("links", False)
-    if not isinstance(links, bool):
-        raise RequestError(400, "invalid_request", "'links' must be true or false")
-    images = merged.get("images", False)
-    if not isinstance(images, bool):
-        raise RequestError(400, "invalid_request", "'images' must be true or false")
-    query = _optional_str(merged, "query")
-    favor = _optional_str(merged, "favor") or "balanced"
-    if favor not in FAVOR_CHOICES:
-        raise RequestError(
-            400, "invalid_request", f"'favor' must be one of {', '.join(FAVOR_CHOICES)}"
-        )
-    for given, option in ((not comments, "'comments': false"), (favor != "balanced", "'favor'")):
-        if given:
-            try:
-                check_no_comments(
-                    method, query, option=option, query_name="query", method_name="method"
-                )
-            except BlockdexError as exc:
-                raise RequestError(400, "invalid_request", exc.message) from None
+    options = ExtractOptions.from_payload(merged, strings=strings)
+    check_method(options.method)
     return ExtractRequest(
         html=html,
         url=url,
         base_url=_optional_str(merged, "base_url"),
-        query=query,
-        format=fmt,
-        method=method,
         blocks=blocks,
-        comments=comments,
-        favor=favor,
-        links=links,
-        images=images,
+        options=options,
     )
 
 
 # -- the work (runs in worker threads) ---------------------------------------------------------
-
-
-class ThreadExtractors(threading.local):
-    """One :class:`~blockdex.extract.Extractor` per predictor name and option set per thread
-    (models load once per thread; no predictor object is shared between threads)."""
-
-    def __init__(self) -> None:
-        self.cache: dict[tuple[str | None, bool, str, bool, bool], Extractor] = {}
-
-    def get(
-        self,
-        name: str | None,
-        comments: bool = True,
-        favor: str = "balanced",
-        links: bool = False,
-        images: bool = False,
-    ) -> Extractor:
-        """The extractor of predictor ``name``; ``comments=False`` is the main-content model
-        that drops reader comments, ``favor`` moves its decision (both refused for other
-        predictors by the request check); ``links`` and ``images`` keep those in the output."""
-        key = (name, comments, favor, links, images)
-        if key not in self.cache:
-            from blockdex.extract import Extractor, output_config
-
-            self.cache[key] = Extractor(
-                name,
-                config=output_config(links=links, images=images),
-                **comments_option(comments, favor),
-            )
-        return self.cache[key]
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,7 +344,6 @@ class Service:
         self.fetch_config = config.fetch_config()
         self.fetch: Fetcher = fetch if fetch is not None else fetch_url
         self.limiter = ConcurrencyLimiter(config.max_concurrency)
-        self.extractors = ThreadExtractors()
         self.executor: concurrent.futures.ThreadPoolExecutor | None = None
 
     def start(self) -> None:
@@ -454,8 +393,7 @@ class Service:
         if self.executor is None:
             return
         jobs = [
-            self.executor.submit(explain_page, page, extractor_for=self.extractors.get)
-            for _ in range(self.config.max_concurrency)
+            self.executor.submit(explain_page, page) for _ in range(self.config.max_concurrency)
         ]
         concurrent.futures.wait(jobs, timeout=60)
 
@@ -474,16 +412,7 @@ class Service:
             data, url, ctype = fetched.body, fetched.url, fetched.content_type
         else:
             data, url, ctype = req.html or "", req.base_url, req.content_type
-        explanation = explain_page(
-            data,
-            method=req.method,
-            query=req.query,
-            url=url,
-            content_type=ctype,
-            extractor_for=lambda name: self.extractors.get(
-                name, req.comments, req.favor, req.links, req.images
-            ),
-        )
+        explanation = explain_page(data, req.options, url=url, content_type=ctype)
         timings.update(explanation.timings)
         return PageResult(explanation, data, url, ctype, timings)
 
