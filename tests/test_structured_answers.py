@@ -255,3 +255,14 @@ def test_a_selection_of_images_alone_never_renders_empty(walk) -> None:
     assert 'alt="Chart of sales by month"' in render(page, sel, "html")
     assert json.loads(render(page, sel, "json"))["markdown"].endswith("Chart of sales by month\n")
     assert render(page, Selection(), "markdown").strip() in ("", "# Gallery")
+
+
+def test_header_rows_are_marked_in_both_walks_with_and_without_markup(walk, page_html) -> None:
+    from blockdex.segment import HEADER_ROW
+
+    for output in (None, "text"):
+        page = Extractor().run(page_html, output=output).page
+        heads = [b.text for b in page.blocks if HEADER_ROW[0] in b.attributes]
+        assert heads == ["Method | Score", "Precision | Recall"]
+    out = Extractor().run(page_html, query="Beta recall", output="text").render("text")
+    assert "Precision | Recall" in out and "Beta | 0.87 | 0.79" in out

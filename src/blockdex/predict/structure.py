@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from blockdex.page import Block, Page
+from blockdex.segment import HEADER_ROW
 
 DEFINITION_RE = re.compile(
     r"^[ \t]*(?:(?:export|pub|public|private|protected|static|async|default)[ \t]+)*"
@@ -86,8 +87,9 @@ _LIST = frozenset({"ul", "ol"})
 
 
 def _is_header_row(block: Block) -> bool:
-    html = block.html
-    return block.tag == "tr" and html.startswith("<th") and "<td" not in html
+    """A row of ``<th>`` cells only (:data:`blockdex.segment.HEADER_ROW`, set in both walks and
+    also when the blocks' HTML is not built)."""
+    return block.tag == "tr" and HEADER_ROW[0] in block.attributes
 
 
 def page_units(page: Page) -> list[_Unit]:
