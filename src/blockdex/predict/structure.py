@@ -13,9 +13,11 @@ element is looked at as a whole (:func:`answer_units`):
 * **code** — a code block matches when the query names a function, class or command it defines
   (:data:`DEFINITION_RE`, identifiers split into words) or when it holds enough of the query's
   words; it is kept whole (every part of a long block), with the sentence that introduces it.
-* **figure** — an image and its caption travel together, found by the caption and alt text.
-* **list** — a kept or matching item brings the sentence that introduces the list; a short list,
-  or one the query names, is kept whole.
+* **figure** — a kept image brings its caption; with nothing else kept, a figure whose caption
+  and alt text hold the query's words answers.
+* **list** — a kept item brings the lead-in that introduces the list (a sentence ending in
+  ``:``), and a short list or one the query names is then kept whole; with nothing else kept, an
+  item holding every word of the query answers, with the sentence before the list.
 
 A query whose words an element holds is never answered with nothing (``NA``): the element is kept
 even when no block reached the predictor's threshold.
@@ -40,7 +42,7 @@ DEFINITION_RE = re.compile(
 ``export function parseLine(``, ``pub fn main(``, ``class Foo extends Bar``)."""
 _COMMAND_RE = re.compile(r"^[ \t]*(?:\$[ \t]+)?([a-z][\w.-]*)[ \t]+([a-z][\w.-]*)", re.M)
 """A shell line's command and its first word (``$ pip install``, ``git commit``)."""
-_INTRO_TAGS = frozenset({"p", "div", "span", "dd", "dt", "td"})
+_INTRO_TAGS = frozenset({"p"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +61,10 @@ class StructureConfig:
     intro_words: int = 60
     """The block before a table, code block or list introduces it when it is a paragraph of at
     most this many words."""
+    list_lead_in: str = ":"
+    """…and, for a list whose items the predictor kept, when it ends with this (a lead-in such as
+    "Three follow-ups seem worth it:"); a sentence before a list it did not keep is its lead-in
+    whatever its end."""
 
 
 DEFAULT_STRUCTURE = StructureConfig()
@@ -92,7 +98,7 @@ def _is_header_row(block: Block) -> bool:
     return block.tag == "tr" and HEADER_ROW[0] in block.attributes
 
 
-def page_units(page: Page) -> list[_Unit]:
+def page_units(page: Page, cfg: StructureConfig = DEFAULT_STRUCTURE) -> list[_Unit]:
     """The page's tables, code blocks, figures and lists, each as the positions of its blocks."""
     units: dict[tuple[str, int], _Unit] = {}
     order: list[_Unit] = []
@@ -123,10 +129,7 @@ def page_units(page: Page) -> list[_Unit]:
             order.append(unit)
             if pos > 0 and kind != "figure":
                 prev = blocks[pos - 1]
-                if (
-                    prev.tag in _INTRO_TAGS
-                    and len(prev.text.split()) <= DEFAULT_STRUCTURE.intro_words
-                ):
+                if prev.tag in _INTRO_TAGS and len(prev.text.split()) <= cfg.intro_words:
                     unit.intro = pos - 1
         if kind == "table" and (tag == "caption" or (_is_header_row(block) and not unit.members)):
             unit.heads.append(pos)
@@ -175,7 +178,7 @@ def answer_units(
 
     add: set[int] = set()
     drop: set[int] = set()
-    for unit in page_units(page):
+    for unit in page_units(page, cfg):
         intro = [unit.intro] if unit.intro is not None else []
         if unit.kind == "table":
             head_words = [w for p in unit.heads for w in words(p)]
@@ -221,25 +224,33 @@ def answer_units(
             if hit_code:
                 add.update(unit.members, intro)
         elif unit.kind == "figure":
+            # the caption answers (an image is its alt text, or nothing when images are off)
+            captions = [p for p in unit.members if blocks[p].tag == "figcaption"]
             matched_fig = any(p in kept for p in unit.members)
-            if not matched_fig:
+            if not matched_fig and not kept:
                 hit, share = _share(query_terms, [w for p in unit.members for w in words(p)])
                 matched_fig = _enough(hit, share, n_q, cfg.match_share)
+                if matched_fig and not captions:
+                    add.update(unit.members)
             if matched_fig:
-                add.update(unit.members)
+                add.update(captions)
         else:  # list
-            matched_items = [p for p in unit.members if p in kept]
+            kept_items = [p for p in unit.members if p in kept]
             named_hit, named_share = _share(query_terms, [w for p in intro for w in words(p)])
             named = _enough(named_hit, named_share, n_q, cfg.name_share)
-            if not matched_items:
+            matched = list(kept_items)
+            if not kept:
                 for p in unit.members:
                     hit, share = _share(query_terms, words(p))
                     if _enough(hit, share, n_q, cfg.match_share) and share >= 1.0:
-                        matched_items.append(p)
-            if matched_items or named:
-                add.update(matched_items, intro)
-                if named or len(unit.members) <= cfg.small_list_items:
-                    add.update(unit.members)
+                        matched.append(p)
+            if not (matched or (named and kept_items)):
+                continue
+            add.update(matched)
+            lead_in = [p for p in intro if blocks[p].text.rstrip().endswith(cfg.list_lead_in)]
+            add.update(lead_in if kept_items else intro)
+            if named or (len(unit.members) <= cfg.small_list_items and (lead_in or not kept_items)):
+                add.update(unit.members)
     if not add and not drop:
         return keep
     return sorted((kept | add) - (drop - add))
