@@ -11,7 +11,8 @@ import pytest
 
 from blockdex.extract import Extractor
 from blockdex.page import Selection
-from blockdex.predict.relevance import identifier_words, terms
+from blockdex.predict.relevance import code_terms as terms
+from blockdex.predict.relevance import identifier_words
 from blockdex.predict.structure import answer_units, defined_names
 from blockdex.render import render
 
@@ -189,6 +190,13 @@ def test_identifiers_are_split_into_words() -> None:
     assert identifier_words("plain") == ()
     assert {"handle", "change", "handlestatuschange"} <= set(terms("handleStatusChange()"))
     assert terms("Plain words only") == ["plain", "word"]
+    # a query in words finds the identifier, and the identifier itself too
+    page = Extractor("all").segment(
+        "<p>Our helper:</p><pre>function parseLine(line) {\n  return line.split(',');\n}</pre>"
+    )
+    for query in ("parse line function", "parseLine"):
+        kept = answer_units(page, [], set(terms(query)), terms)
+        assert [page.blocks[p].tag for p in kept] == ["p", "pre"], query
 
 
 def test_definitions_name_their_code_block() -> None:

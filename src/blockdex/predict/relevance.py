@@ -33,7 +33,7 @@ import numpy as np
 
 from blockdex.errors import MissingExtra
 from blockdex.page import Page, Selection
-from blockdex.predict.structure import answer_units
+from blockdex.predict.structure import IDENTIFIER_HINT, answer_units, identifier_words
 
 _WORD = re.compile(r"\w\w+", re.UNICODE)
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -74,26 +74,20 @@ def _stop() -> frozenset[str]:
     return stopwords()
 
 
-_IDENTIFIER_HINT = re.compile(r"[a-z][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z]_[A-Za-z]")
-_IDENTIFIER_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-
-
-@functools.lru_cache(maxsize=1 << 14)
-def identifier_words(word: str) -> tuple[str, ...]:
-    """The words of an identifier, lower-cased (``handleStatusChange`` → handle, status,
-    change; ``snake_case`` → snake, case; ``HTTPServer`` → http, server); () for a plain word."""
-    if not _IDENTIFIER_HINT.search(word):
-        return ()
-    parts = [p.lower() for p in _IDENTIFIER_PART.findall(word)]
-    return tuple(p for p in parts if len(p) > 1) if len(parts) > 1 else ()
-
-
 def terms(text: str) -> list[str]:
-    """Lower-cased, stop-word-free, lightly stemmed word terms; an identifier gives its own
-    term and its words' (:func:`identifier_words`), so code and prose match."""
+    """Lower-cased, stop-word-free, lightly stemmed word terms."""
     stop = _stop()
-    if _IDENTIFIER_HINT.search(text) is None:
-        return [_stem(w) for w in _WORD.findall(text.lower()) if w not in stop]
+    return [_stem(w) for w in _WORD.findall(text.lower()) if w not in stop]
+
+
+def code_terms(text: str) -> list[str]:
+    """:func:`terms`, and an identifier's words besides the identifier (:func:`identifier_words`),
+    so that code and prose match: the terms of the table, code and list rules
+    (:mod:`blockdex.predict.structure`). The hybrid model's features keep :func:`terms`, the
+    words it was fitted on."""
+    if IDENTIFIER_HINT.search(text) is None:
+        return terms(text)
+    stop = _stop()
     out = []
     for word in _WORD.findall(text):
         low = word.lower()
@@ -535,6 +529,6 @@ class HybridPredictor(_RelevanceBase):
             return named
         prob = self.probabilities(page, query)
         keep = structured_keep(page, prob, self.model["hybrid"]["params"])
-        keep = answer_units(page, keep, set(terms(query)), terms)
+        keep = answer_units(page, keep, set(code_terms(query)), code_terms)
         scores = {b.index: float(s) for b, s in zip(page.blocks, prob, strict=True)}
         return Selection.from_indices((page.blocks[i].index for i in keep), scores)

@@ -25,6 +25,7 @@ even when no block reached the predictor's threshold.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -43,6 +44,19 @@ DEFINITION_RE = re.compile(
 _COMMAND_RE = re.compile(r"^[ \t]*(?:\$[ \t]+)?([a-z][\w.-]*)[ \t]+([a-z][\w.-]*)", re.M)
 """A shell line's command and its first word (``$ pip install``, ``git commit``)."""
 _INTRO_TAGS = frozenset({"p"})
+
+IDENTIFIER_HINT = re.compile(r"[a-z][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z]_[A-Za-z]")
+_IDENTIFIER_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def identifier_words(word: str) -> tuple[str, ...]:
+    """The words of an identifier, lower-cased (``handleStatusChange`` → handle, status,
+    change; ``snake_case`` → snake, case; ``HTTPServer`` → http, server); () for a plain word."""
+    if not IDENTIFIER_HINT.search(word):
+        return ()
+    parts = [p.lower() for p in _IDENTIFIER_PART.findall(word)]
+    return tuple(p for p in parts if len(p) > 1) if len(parts) > 1 else ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,8 +228,10 @@ def answer_units(
             hit_code = any(p in kept for p in unit.members)
             if not hit_code:
                 for name in defined_names(text):
-                    parts = set(terms(name))
-                    if parts and parts <= query_terms:
+                    # the name, or all of its words (parseLine: "parse line")
+                    whole = set(terms(name.lower()))
+                    parts = set(terms(" ".join(identifier_words(name))))
+                    if (whole and whole <= query_terms) or (parts and parts <= query_terms):
                         hit_code = True
                         break
             if not hit_code:
