@@ -676,27 +676,29 @@ def _cut_grid(whole: list[list[Block]], trs: list[_Node]) -> list[list[str]] | N
     on the whole table (a cell spanning rows is repeated in each kept row it covers, also when the
     row it starts in is not kept), with every header row, folded. None when a kept row is not one
     of ``whole`` (a grid row, nested content) or every row is kept."""
-    kept: list[int] = []
+    kept: dict[int, int] = {}  # a kept row's element id -> how many of its blocks are kept
     for tr in trs:
         runs = [c for c in tr.children if isinstance(c, list)]
         if len(runs) != len(tr.children) or not runs:
             return None
-        kept.append(runs[0][0][1].chain[-1][1])
+        kept[runs[0][0][1].chain[-1][1]] = sum(map(len, runs))
     if len(kept) == len(whole):
         return None
     rows: list[list[_Cell]] = []
     ids: list[int] = []
     for blocks in whole:
+        element = blocks[0].chain[-1][1]
+        if element in kept and kept[element] != len(blocks):
+            return None  # a row kept in part is written as kept, not whole
         row = _row_cells(_row_node(blocks))
         if any(c.text for c in row):
             rows.append(row)
-            ids.append(blocks[0].chain[-1][1])
+            ids.append(element)
     if not set(kept) <= set(ids):
         return None
     grid, heads = _grid(rows)
-    wanted = set(kept)
-    lines = [line for k, line in enumerate(grid) if k < heads or ids[k] in wanted]
-    return _fold_header(lines, min(heads, len(lines)))
+    lines = [line for k, line in enumerate(grid) if ids[k] in kept]
+    return _fold_header(lines, sum(ids[k] in kept for k in range(heads)))
 
 
 def _table_block(node: _Node) -> list[list[str]]:
