@@ -107,7 +107,7 @@ class _Source:
     """(kind of question, query, answer strings, relevant text): :func:`_structured_questions`."""
 
 
-_CELL_RE = re.compile(r"<(t[dh])((?: [^<>]*)?)>(.*?)</t[dh]>", re.S)
+_CELL_MARK_RE = re.compile(r"<(/?)(t[dh])((?: [^<>]*)?)>")
 _TAG_RE = re.compile(r"<[^<>]*>")
 
 
@@ -116,7 +116,11 @@ def _row_cells(html: str) -> list[tuple[str, str, bool]]:
     import html as html_lib
 
     cells = []
-    for tag, attrs, inner in _CELL_RE.findall(html):
+    parts = _CELL_MARK_RE.split(html)  # text, then (slash, tag, attributes) of each mark
+    for k in range(1, len(parts), 4):
+        closing, tag, attrs, inner = parts[k], parts[k + 1], parts[k + 2], parts[k + 3]
+        if closing:
+            continue
         text = " ".join(html_lib.unescape(_TAG_RE.sub(" ", inner)).split())
         cells.append((tag, text, "span" in attrs))
     return cells
