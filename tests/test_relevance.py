@@ -132,7 +132,7 @@ def test_qe_set_is_deterministic_and_has_every_kind():
     second = list(make_qe(["scrapinghub-aeb"], cfg, progress=False))
     assert [(r["id"], r["query"]) for r in first] == [(r["id"], r["query"]) for r in second]
     kinds = {r["kind"] for r in first}
-    assert kinds == {"section", "section-shuffled", "multi-article", "no-answer"}
+    assert kinds == {"section", "section-shuffled", "multi-article", "no-answer", "structured"}
     assert {r["split"] for r in first} <= {"dev", "test"}
     for r in first:
         if r["kind"] == "no-answer":
@@ -143,6 +143,8 @@ def test_qe_set_is_deterministic_and_has_every_kind():
             assert r["relevant_text"].startswith(r["query"])
         if r["kind"] == "multi-article":
             assert r["html"].count("class='digest-entry'") >= 2
+        if r["kind"] == "structured":  # the answer strings are in the relevant row or code
+            assert r["with"] and all(a in r["relevant_text"] for a in r["with"])
 
 
 @needs_embed

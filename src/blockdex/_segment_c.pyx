@@ -97,6 +97,7 @@ cdef enum:  # what the walk does with an element, by its tag (see _CWalker.code_
     TAG_CELL = 16
     TAG_PRE = 32
 
+cdef tuple _HEADER_ROW = (("row", "header"),)  # segment.HEADER_ROW
 cdef object _C = None  # blockdex.segment's tables, read on first use (it imports this module)
 cdef list _MARKED = [""]  # a run's markup list when markup is off: not None and truthy, as the
 # pieces would be, but never read
@@ -278,6 +279,7 @@ cdef class _CFrame:
     cdef bint blank  # a blank node was left out at the start of the run (see enter)
     cdef Py_ssize_t link_chars, n_links
     cdef str language  # a <pre> frame's code language (segment._Frame.language)
+    cdef int head  # a row's cells so far: 1 all <th>, -1 some <td>, 0 none (segment._Frame.head)
     cdef bint breaks  # the run's text holds a segment.BREAK_MARK
     cdef bd_node *node
     cdef _CFrame parent
@@ -572,7 +574,13 @@ cdef class _CWalker:
                     self.depth,
                     frame.link_chars,
                     frame.n_links,
-                    (("language", frame.language),) if frame.language else (),
+                    (
+                        (("language", frame.language),)
+                        if frame.language
+                        else _HEADER_ROW
+                        if frame.head == 1
+                        else ()
+                    ),
                     self.source,
                     frame.scope,
                     frame.scope_attrs(self.max_path_levels),
@@ -796,6 +804,7 @@ cdef class _CWalker:
         kind = code & TAG_KIND
         frame = self.frames[-1] if self.frames else None
         if frame is not None and frame.mode == MODE_ROW and code & TAG_CELL:
+            frame.head = 1 if tag == "th" and frame.head >= 0 else -1
             frame.add_html(
                 _cell_open(tag, _attr(node, b"colspan"), _attr(node, b"rowspan"))
                 if frame.markup else None

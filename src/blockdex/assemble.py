@@ -80,7 +80,7 @@ def selected_blocks(page: Page, wanted: set[int]) -> list[Block]:
 def with_table_headers(
     page: Page, wanted: set[int], selected: list[Block] | None = None
 ) -> set[int]:
-    """``wanted`` plus the header row of every table one of whose body rows is wanted
+    """``wanted`` plus the header rows of every table one of whose body rows is wanted
     (``wanted`` itself when there is none to add). ``selected``: the blocks ``wanted`` selects,
     when the caller has them (:func:`selected_blocks`).
 
@@ -92,19 +92,31 @@ def with_table_headers(
         selected = selected_blocks(page, wanted)
     if not any(b.tag == "tr" for b in selected):
         return wanted
-    headers: dict[int, int] = {}  # table element id → index of its first row made of <th>
+    # table element id → its first row made of <th>, and the rows of <th> only right after it
+    headers: dict[int, list[int]] = {}
+    complete: set[int] = set()  # tables whose header rows are all found
     for block in page.blocks:
-        if block.tag == "tr" and len(block.chain) >= 2 and block.html.startswith(("<th>", "<th ")):
+        if block.tag == "tr" and len(block.chain) >= 2:
             table_id = block.chain[-2][1]
-            headers.setdefault(table_id, block.index)
+            if table_id in complete:
+                continue
+            heads = headers.get(table_id)
+            if heads is None:
+                if block.html.startswith(("<th>", "<th ")):
+                    headers[table_id] = [block.index]
+            elif block.html.startswith(("<th>", "<th ")) and "<td" not in block.html:
+                heads.append(block.index)
+            else:
+                complete.add(table_id)
     if not headers:
         return wanted
     extra = set()
     for block in page.blocks:
         if block.index in wanted and block.tag == "tr" and len(block.chain) >= 2:
-            head = headers.get(block.chain[-2][1])
-            if head is not None and head not in wanted and head < block.index:
-                extra.add(head)
+            # every header row: a rowspan or colspan of the first one reaches into the next
+            for head in headers.get(block.chain[-2][1], ()):
+                if head not in wanted and head < block.index:
+                    extra.add(head)
     return wanted | extra
 
 

@@ -224,11 +224,27 @@ use for more levels, and hostile pages nest thousands (the writer recurses once 
 class _Node:
     """An element of the selection's structure: children are nodes and runs of blocks."""
 
-    __slots__ = ("children", "tag")
+    __slots__ = ("children", "rows", "tag")
 
     def __init__(self, tag: str) -> None:
         self.tag = tag
         self.children: list[_Node | list[tuple[str, Block]]] = []
+        self.rows: list[list[Block]] | None = None
+        """A table's rows on the page, kept or not (each a row's blocks), when it spans cells:
+        its grid is computed on the whole table (:func:`_table_block`)."""
+
+
+def _spanned_tables(page: Page) -> dict[int, list[list[Block]]]:
+    """Each table that has a cell spanning rows or columns: its rows' blocks, by its element id."""
+    tables: dict[int, dict[int, list[Block]]] = {}
+    spans: set[int] = set()
+    for block in page.blocks:
+        if block.tag == "tr" and len(block.chain) >= 2 and block.chain[-2][0] == "table":
+            table = block.chain[-2][1]
+            tables.setdefault(table, {}).setdefault(block.chain[-1][1], []).append(block)
+            if "span=" in block.html:
+                spans.add(table)
+    return {t: list(tables[t].values()) for t in spans}
 
 
 def _tree(page: Page, selection: Selection) -> _Node:
@@ -236,16 +252,21 @@ def _tree(page: Page, selection: Selection) -> _Node:
     root = _Node("")
     stack = [root]
     dropped = False
+    spanned: dict[int, list[list[Block]]] | None = None
     # without images only a caption is written, in a cell or a heading: variants need no look
     for step in layout(page, selection, variants=page.images):
         del stack[step.stay + 1 :]
         opened = step.opened
         inline_image = step.block.tag == "img" and opened
-        for tag, _ in opened[:-1] if inline_image else opened:
+        for tag, nid in opened[:-1] if inline_image else opened:
             if len(stack) > MAX_NESTING:  # deeper elements are written in the one at this depth
                 stack.append(stack[-1])
                 continue
             node = _Node(tag)
+            if tag == "table":
+                if spanned is None:
+                    spanned = _spanned_tables(page)
+                node.rows = spanned.get(nid)
             stack[-1].children.append(node)
             stack.append(node)
         joint = step.joint
@@ -645,6 +666,42 @@ def _arranges_tables(tr: _Node) -> bool:
     )
 
 
+def _row_node(blocks: list[Block]) -> _Node:
+    tr = _Node("tr")
+    tr.children.append([("break" if k else "", b) for k, b in enumerate(blocks)])
+    return tr
+
+
+def _cut_grid(whole: list[list[Block]], trs: list[_Node]) -> list[list[str]] | None:
+    """The kept rows ``trs`` of a table whose rows on the page are ``whole``, their grid computed
+    on the whole table (a cell spanning rows is repeated in each kept row it covers, also when the
+    row it starts in is not kept), with every header row, folded. None when a kept row is not one
+    of ``whole`` (a grid row, nested content) or every row is kept."""
+    kept: dict[int, int] = {}  # a kept row's element id -> how many of its blocks are kept
+    for tr in trs:
+        runs = [c for c in tr.children if isinstance(c, list)]
+        if len(runs) != len(tr.children) or not runs:
+            return None
+        kept[runs[0][0][1].chain[-1][1]] = sum(map(len, runs))
+    if len(kept) == len(whole):
+        return None
+    rows: list[list[_Cell]] = []
+    ids: list[int] = []
+    for blocks in whole:
+        element = blocks[0].chain[-1][1]
+        if element in kept and kept[element] != len(blocks):
+            return None  # a row kept in part is written as kept, not whole
+        row = _row_cells(_row_node(blocks))
+        if any(c.text for c in row):
+            rows.append(row)
+            ids.append(element)
+    if not set(kept) <= set(ids):
+        return None
+    grid, heads = _grid(rows)
+    lines = [line for k, line in enumerate(grid) if ids[k] in kept]
+    return _fold_header(lines, sum(ids[k] in kept for k in range(heads)))
+
+
 def _table_block(node: _Node) -> list[list[str]]:
     out: list[list[str]] = []
     rows: list[list[_Cell]] = []
@@ -652,8 +709,12 @@ def _table_block(node: _Node) -> list[list[str]]:
 
     def flush() -> None:
         if rows:
-            grid, heads = _grid(rows)
-            grid = _fold_header(grid, heads)
+            cut = _cut_grid(node.rows, trs) if node.rows is not None else None
+            if cut is not None:
+                grid = cut
+            else:
+                grid, heads = _grid(rows)
+                grid = _fold_header(grid, heads)
             if grid and len(grid[0]) == 1 and any(map(_is_grid_row, trs)):
                 # a layout table holding nested tables: each row's content as blocks, the
                 # nested tables as tables of their own (not one line each)
@@ -860,7 +921,7 @@ def blocks_markdown(page: Page, selection: Selection) -> str:
     )
     if not records:
         text = "\n".join(_join(_blocks(_tree(page, selection), bool(selection.context)))).strip()
-        return text + "\n" if text else ""
+        return text + "\n" if text else _image_captions(page, selection)
     blocks: list[list[str]] = []
     rest: list[int] = []
     indices = selection.indices
@@ -882,4 +943,18 @@ def blocks_markdown(page: Page, selection: Selection) -> str:
     if rest:
         blocks.extend(_blocks(_tree(page, Selection.from_indices(rest))))
     text = "\n".join(_join(blocks)).strip()
-    return text + "\n" if text else ""
+    return text + "\n" if text else _image_captions(page, selection)
+
+
+def _image_captions(page: Page, selection: Selection) -> str:
+    """What a selection of images alone is written as when images are not written: each one's
+    caption or alt text, a paragraph each (a non-empty selection never reads as nothing)."""
+    if not selection:
+        return ""
+    lines = []
+    for block in page.blocks:
+        if block.index in selection and block.tag == "img":
+            text = " ".join(block.text.split())
+            if text and text not in lines:
+                lines.append(_escape_line_starts(text))
+    return "\n\n".join(lines) + "\n" if lines else ""

@@ -413,6 +413,11 @@ def cell_span(value: str | None) -> int:
     return min(max(int(m.group(1)), 1), MAX_SPAN) if m else 1
 
 
+HEADER_ROW = (("row", "header"),)
+"""The attributes of a table row whose cells are all ``<th>`` (in every walk, also without
+markup): query mode keeps a table's header rows with its answering rows."""
+
+
 def cell_open(tag: str, colspan: str | None, rowspan: str | None) -> str:
     """The marker a table row's block holds where a cell opens: ``<td>``, or with its spans
     when they exceed 1 (``<th colspan=2>``, ``<td rowspan=3>``), for the Markdown grid."""
@@ -537,6 +542,7 @@ class _Frame:
         "_own",
         "_scope_attrs",
         "chain",
+        "head",
         "html",
         "inline_stack",
         "language",
@@ -571,6 +577,7 @@ class _Frame:
         self._scope_attrs: tuple[str, ...] | None = None
         self.chain = chain
         self.mode = mode  # "flow", "pre", "row", or "grid" and "cell" (a grid row and its cells)
+        self.head = 0  # a row's cells so far: 1 all <th>, -1 some <td>, 0 none yet
         self.html: list[str] = []
         self.text: list[str] = []
         self.inline_stack: list[str] = []
@@ -787,7 +794,13 @@ class _Walker:
                     depth=self.depth,
                     link_chars=frame.link_chars,
                     n_links=frame.n_links,
-                    attributes=(("language", frame.language),) if frame.language else (),
+                    attributes=(
+                        (("language", frame.language),)
+                        if frame.language
+                        else HEADER_ROW
+                        if frame.head == 1
+                        else ()
+                    ),
                     source=self.source,
                     scope=frame.scope,
                     scope_attrs=frame.scope_attrs(self.cfg.max_path_levels),
@@ -910,6 +923,7 @@ class _Walker:
             return False  # comments, doctype, processing instructions
         frame = frames[-1] if frames else None
         if frame is not None and frame.mode == "row" and tag in CELL_TAGS:
+            frame.head = 1 if tag == "th" and frame.head >= 0 else -1
             attrs = node.attrs
             frame.html.append(cell_open(tag, attrs.get("colspan"), attrs.get("rowspan")))
             if frame.text:

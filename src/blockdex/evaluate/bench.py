@@ -315,6 +315,27 @@ def kind_table(dataset: str, records: dict[str, list[PageRecord]], split: str) -
             f1 = [r.f1 for r in recs if r.page.startswith(k + ":") and r.f1 is not None]
             cells.append(f"{statistics.fmean(f1):.3f}" if f1 else "–")
         lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    answered = [
+        k
+        for k in kinds
+        if any(r.page.startswith(k + ":") and r.snippets for recs in records.values() for r in recs)
+    ]
+    if answered:
+        lines += [
+            "",
+            f"Answer hit (the output holds every answer string) and output words ({split} split):",
+            "",
+            "| method | " + " | ".join(f"{k} hit | {k} median words" for k in answered) + " |",
+            "|---|" + "---:|---:|" * len(answered),
+        ]
+        for method, recs in records.items():
+            cells = []
+            for k in answered:
+                mine = [r for r in recs if r.page.startswith(k + ":") and r.snippets]
+                hit = statistics.fmean(r.snippets[1] == 0 for r in mine) if mine else 0.0
+                words = statistics.median(r.tokens for r in mine) if mine else 0
+                cells.append(f"{hit:.3f} | {words:.0f}")
+            lines.append(f"| {method} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 

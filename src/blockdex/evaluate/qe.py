@@ -12,7 +12,13 @@ makes one from the human main-content ground truth of the shared datasets (``mak
   — every other digest its whole ``<title>``, site name included, as people paste it, the others
   with the site name stripped — and the relevant text is that page's ground truth;
 * **no-answer** — a query taken from another page, checked to share few words with this page;
-  the right answer is the empty selection (empty-vs-empty scores 1.0).
+  the right answer is the empty selection (empty-vs-empty scores 1.0);
+* **structured** — a question whose answer is one cell of a data table or one definition in a
+  code block of the page's main content: a row's label and a column's header (``Alpha
+  Precision``), the answer the cell's value and that header; or a function's or class's name
+  (``ratio function``), the answer its definition line. The answer strings are the record's
+  ``with`` snippets (``blockdex bench`` reports the share of records whose output holds them
+  all, and the median output words).
 
 Each record has ``id, kind, dataset, split, query, url, html, relevant_text``. ``split`` is
 ``dev`` (for tuning: made from pages of the main-content model's training split) or ``test``
@@ -28,7 +34,7 @@ import random
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +42,7 @@ from blockdex.errors import BlockdexError
 from blockdex.evaluate.align import block_labels
 from blockdex.evaluate.datasets import EvalPage, load_dataset, split_of
 from blockdex.evaluate.metrics import word_tokens
+from blockdex.predict.structure import DEFINITION_RE
 
 HEADING_TAGS = {"h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 TITLE_SEPARATORS = re.compile(r"\s+(?:\||-|–|—|::|·|»)\s+")
@@ -58,6 +65,14 @@ class QEConfig:
     no_answer_per_dataset: int = 40
     max_no_answer_overlap: float = 0.34
     """A no-answer query may share at most this share of its content words with the page."""
+    structured_per_page: int = 2
+    """At most this many table questions and this many code questions per page."""
+    max_label_words: int = 6
+    """A row label or column header asked for has at most this many words (a name, not prose)."""
+    max_value_words: int = 12
+    structured_pages: int = 2000
+    """Pages read per dataset for the structured kind (those holding a table or a code block):
+    more than ``pages_per_dataset``, since few pages have either."""
 
 
 DEFAULT_QE = QEConfig()
@@ -88,11 +103,111 @@ class _Source:
     text_words: frozenset[str]
     html_title: str = ""
     """The page's ``<title>`` as written (site name included)."""
+    structured: list[tuple[str, str, tuple[str, ...], str]] = field(default_factory=list)
+    """(kind of question, query, answer strings, relevant text): :func:`_structured_questions`."""
+
+
+_CELL_MARK_RE = re.compile(r"<(/?)(t[dh])((?: [^<>]*)?)>")
+_TAG_RE = re.compile(r"<[^<>]*>")
+
+
+def _row_cells(html: str) -> list[tuple[str, str, bool]]:
+    """A row block's cells as (tag, text, spans another row or column)."""
+    import html as html_lib
+
+    cells = []
+    parts = _CELL_MARK_RE.split(html)  # text, then (slash, tag, attributes) of each mark
+    for k in range(1, len(parts), 4):
+        closing, tag, attrs, inner = parts[k], parts[k + 1], parts[k + 2], parts[k + 3]
+        if closing:
+            continue
+        text = " ".join(html_lib.unescape(_TAG_RE.sub(" ", inner)).split())
+        cells.append((tag, text, "span" in attrs))
+    return cells
+
+
+def _is_label(text: str, cfg: QEConfig) -> bool:
+    return bool(re.search(r"[^\W\d_]{2}", text)) and len(text.split()) <= cfg.max_label_words
+
+
+def _structured_questions(
+    seg: Any, content: list[bool], cfg: QEConfig, rng: random.Random
+) -> list[tuple[str, str, tuple[str, ...], str]]:
+    """Table and code questions of a page's main content (see the module's ``structured``)."""
+    tables: dict[int, list[int]] = {}
+    blocks = seg.blocks
+    for pos, block in enumerate(blocks):
+        if block.tag == "tr" and len(block.chain) >= 2 and block.chain[-2][0] == "table":
+            tables.setdefault(block.chain[-2][1], []).append(pos)
+    table_qs: list[tuple[str, str, tuple[str, ...], str]] = []
+    for rows in tables.values():
+        if sum(content[p] for p in rows) * 2 < len(rows):
+            continue  # not main content
+        parsed = [_row_cells(blocks[p].html) for p in rows]
+        heads = 0
+        while heads < len(parsed) and parsed[heads] and all(t == "th" for t, _, _ in parsed[heads]):
+            heads += 1
+        body = parsed[heads:]
+        if heads != 1 or len(body) < 2 or any(s for _, _, s in parsed[0]):
+            continue  # one plain header row and at least two rows under it
+        header = [t for _, t, _ in parsed[0]]
+        labels = [row[0][1] for row in body if row]
+        for row in body:
+            if len(row) != len(header) or any(s for _, _, s in row) or labels.count(row[0][1]) > 1:
+                continue
+            label = row[0][1]
+            if not _is_label(label, cfg):
+                continue
+            for col in range(1, len(header)):
+                value = row[col][1]
+                if not _is_label(header[col], cfg) or not value:
+                    continue
+                if len(value.split()) > cfg.max_value_words or header[col] == label:
+                    continue
+                if not re.search(r"\w", value):
+                    continue
+                relevant = f"{' | '.join(header)}\n{' | '.join(t for _, t, _ in row)}"
+                table_qs.append(("table", f"{label} {header[col]}", (value, header[col]), relevant))
+    code_qs: list[tuple[str, str, tuple[str, ...], str]] = []
+    defined: dict[str, int] = {}
+    for block in blocks:
+        if block.tag == "pre":
+            for m in DEFINITION_RE.finditer(block.text):
+                defined[m.group(2)] = defined.get(m.group(2), 0) + 1
+    for pos, block in enumerate(blocks):
+        if block.tag != "pre" or not content[pos]:
+            continue
+        for m in DEFINITION_RE.finditer(block.text):
+            keyword, name = m.group(1), m.group(2)
+            if defined[name] > 1 or len(name) < 3:
+                continue  # a name defined twice on the page does not say which is meant
+            line = " ".join(block.text[m.start() :].split("\n", 1)[0].split())
+            noun = "class" if keyword == "class" else "function"
+            code_qs.append(("code", f"{name} {noun}", (line,), block.text))
+    out = rng.sample(table_qs, min(cfg.structured_per_page, len(table_qs)))
+    return out + rng.sample(code_qs, min(cfg.structured_per_page, len(code_qs)))
+
+
+_STRUCTURE_RE = re.compile(r"<(?:table|pre)\b", re.I)
+
+
+def _has_structure(html: str) -> bool:
+    return _STRUCTURE_RE.search(html) is not None
+
+
+def _structured_of(
+    page: EvalPage, cfg: QEConfig, rng: random.Random
+) -> list[tuple[str, str, tuple[str, ...], str]]:
+    from blockdex.extract import Extractor
+
+    seg = Extractor("all").segment(page.html, url=page.url)
+    content = [s >= 0.5 for s in block_labels(seg, page.ground_truth or "")]
+    return _structured_questions(seg, content, cfg, rng)
 
 
 def _sections(
-    page: EvalPage, cfg: QEConfig
-) -> tuple[str, list[tuple[str, str]], frozenset[str], str]:
+    page: EvalPage, cfg: QEConfig, rng: random.Random | None = None
+) -> tuple[str, list[tuple[str, str]], frozenset[str], str, list]:
     from blockdex.extract import Extractor
 
     seg = Extractor("all").segment(page.html, url=page.url)
@@ -120,7 +235,8 @@ def _sections(
             continue
         found.append((heading, "\n".join([heading, *body])))
     all_words = frozenset(content_words(" ".join(b.text for b in blocks)))
-    return seg.title or "", found, all_words, seg.meta.get("html_title", "")
+    structured = _structured_questions(seg, content, cfg, rng) if rng is not None else []
+    return seg.title or "", found, all_words, seg.meta.get("html_title", ""), structured
 
 
 def _body_html(html: str) -> str:
@@ -162,12 +278,14 @@ def make_qe(
 
     for dataset in datasets:
         rng = random.Random(f"{cfg.seed}:{dataset}")
-        pages = [p for p in load_dataset(dataset) if p.ground_truth and p.ground_truth.strip()]
-        pages = pages[: cfg.pages_per_dataset]
+        # its own generator: adding the structured kind changed no record of the other kinds
+        structured_rng = random.Random(f"{cfg.seed}:{dataset}:structured")
+        labelled = [p for p in load_dataset(dataset) if p.ground_truth and p.ground_truth.strip()]
+        pages = labelled[: cfg.pages_per_dataset]
         sources: list[_Source] = []
         for page in tqdm(pages, desc=f"qe {dataset}", disable=not progress, file=sys.stderr):
-            title, sections, words, html_title = _sections(page, cfg)
-            sources.append(_Source(page, title, sections, words, html_title))
+            title, sections, words, html_title, structured = _sections(page, cfg, structured_rng)
+            sources.append(_Source(page, title, sections, words, html_title, structured))
         for src in sources:
             split = "test" if split_of(src.page.id) == "dev" else "dev"
             chosen = rng.sample(src.sections, min(cfg.sections_per_page, len(src.sections)))
@@ -193,6 +311,25 @@ def make_qe(
                         "query": shuffled,
                         **base,
                     }
+        more = [
+            (page, _structured_of(page, cfg, structured_rng))
+            for page in labelled[cfg.pages_per_dataset : cfg.structured_pages]
+            if _has_structure(page.html)
+        ]
+        for page, questions in [(s.page, s.structured) for s in sources] + more:
+            for n, (what, query, answers, relevant) in enumerate(questions):
+                yield {
+                    "id": f"structured:{page.id}:{n}",
+                    "kind": "structured",
+                    "question": what,
+                    "dataset": dataset,
+                    "split": "test" if split_of(page.id) == "dev" else "dev",
+                    "query": query,
+                    "url": page.url,
+                    "html": page.html,
+                    "relevant_text": relevant,
+                    "with": list(answers),
+                }
         # Digest pages: groups of 2-4 pages of the same split, one page's title asked for.
         titled = [s for s in sources if len(word_tokens(clean_title(s.title))) >= 3]
         for split_name in ("dev", "test"):
@@ -271,7 +408,8 @@ def default_qe_path(seed: int = DEFAULT_QE.seed) -> Path:
     import os
 
     base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "blockdex"
-    return base / f"qe-seed{seed}.jsonl.gz"
+    # v2: with the structured kind (a set made before it lacks those records)
+    return base / f"qe-v2-seed{seed}.jsonl.gz"
 
 
 def ensure_qe(path: str | Path | None = None, *, progress: bool = True) -> Path:

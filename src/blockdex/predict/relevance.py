@@ -33,6 +33,7 @@ import numpy as np
 
 from blockdex.errors import MissingExtra
 from blockdex.page import Page, Selection
+from blockdex.predict.structure import IDENTIFIER_HINT, answer_units, identifier_words
 
 _WORD = re.compile(r"\w\w+", re.UNICODE)
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -77,6 +78,23 @@ def terms(text: str) -> list[str]:
     """Lower-cased, stop-word-free, lightly stemmed word terms."""
     stop = _stop()
     return [_stem(w) for w in _WORD.findall(text.lower()) if w not in stop]
+
+
+def code_terms(text: str) -> list[str]:
+    """:func:`terms`, and an identifier's words besides the identifier (:func:`identifier_words`),
+    so that code and prose match: the terms of the table, code and list rules
+    (:mod:`blockdex.predict.structure`). The hybrid model's features keep :func:`terms`, the
+    words it was fitted on."""
+    if IDENTIFIER_HINT.search(text) is None:
+        return terms(text)
+    stop = _stop()
+    out = []
+    for word in _WORD.findall(text):
+        low = word.lower()
+        if low not in stop:
+            out.append(_stem(low))
+        out.extend(_stem(p) for p in identifier_words(word) if p not in stop)
+    return out
 
 
 def heading_paths(page: Page) -> list[str]:
@@ -511,5 +529,6 @@ class HybridPredictor(_RelevanceBase):
             return named
         prob = self.probabilities(page, query)
         keep = structured_keep(page, prob, self.model["hybrid"]["params"])
+        keep = answer_units(page, keep, set(code_terms(query)), code_terms)
         scores = {b.index: float(s) for b, s in zip(page.blocks, prob, strict=True)}
         return Selection.from_indices((page.blocks[i].index for i in keep), scores)
