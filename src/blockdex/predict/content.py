@@ -36,6 +36,7 @@ from blockdex.features import (
 )
 from blockdex.items import ITEM_COLUMN_NAMES, ITEM_CONTEXT_NAMES, slot_means
 from blockdex.page import Block, Page, Selection
+from blockdex.predict.kinds import page_kind_rules
 from blockdex.speedups import twin
 from blockdex.units import UNIT_COLUMN_NAMES, content_counts, missed_story_found, titled_story
 
@@ -310,6 +311,7 @@ class ContentPredictor:
         stories: bool = True,
         never_empty: bool = True,
         favor: str = "balanced",
+        kinds: bool = True,
     ):
         """``comments=False`` drops kept blocks inside comment sections (elements whose class/id
         says comment, disqus, respond, reply, discussion…) — for readers of articles, who do not
@@ -326,7 +328,11 @@ class ContentPredictor:
 
         ``never_empty=False`` returns nothing when no block looks like main content, as
         benchmarks that mark some pages "no main content" expect (by default a page with
-        readable text always yields some: :func:`never_empty`)."""
+        readable text always yields some: :func:`never_empty`).
+
+        ``kinds=False`` leaves out the rules of page kinds (:mod:`blockdex.predict.kinds`: on a
+        collection or listing page its list of records is kept, on a product page the reviews
+        are dropped), for measuring them."""
         self.model = model if isinstance(model, ContentModel) else ContentModel.load(model)
         if favor not in FAVOR_SHIFTS:
             raise BlockdexError(f"favor must be one of {', '.join(FAVOR_SHIFTS)}, not {favor!r}")
@@ -338,6 +344,7 @@ class ContentPredictor:
         self.comments = comments
         self.stories = stories
         self.never_empty = never_empty
+        self.kinds = kinds
 
     def block_probabilities(self, page: Page) -> np.ndarray:
         """Per-block probability of being main content (used as a prior by query predictors)."""
@@ -353,6 +360,8 @@ class ContentPredictor:
         if not self.comments and _any(keep):
             keep, note = _without_comments(page, keep)
             warnings += note
+        if self.kinds and _any(keep):
+            keep = page_kind_rules(page, keep, probs)
         if _any(keep):
             keep = _with_product_facts(page, _with_figures(page, keep))
         fallback = None

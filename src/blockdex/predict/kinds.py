@@ -1,0 +1,92 @@
+"""What the page's kind changes in the main-content decision (issue 41).
+
+The content model decides block by block, and it learned mostly from articles: on a page made of
+many records (a shop's category, a list of search results) it keeps a few cards' images and drops
+their titles and prices, and on a product page it keeps the buyers' reviews under the product.
+Two rules read the model's decision at the level of the page, each only where its own page type
+(:func:`blockdex.pagetype.classify_page`, learned from signals that hold on any site) says so:
+
+- **The list is the page.** On a collection or listing page, the largest item list
+  (:mod:`blockdex.items`) of at least :data:`MIN_ITEMS` items, with some item kept and a mean
+  probability of at least :data:`MIN_LIST_PROB`, that outweighs the kept text outside it, is kept:
+  every slot of its items (each card's title, each card's price) whose mean probability over the
+  items reaches :data:`MIN_SLOT_PROB`, except a slot that says the same in every item (an "Add
+  to basket" button, a "Read more" link: the template's words, not the records') and the
+  cards' images (their alt text repeats the card's title, once per colour or view).
+- **Reviews are not the product.** On a product page, the kept blocks inside elements whose
+  class or id names reviews, ratings or testimonials are dropped (unless nothing would be left).
+
+The page type costs a few milliseconds, so it is asked only once a rule has something to change.
+On an article the rules do nothing: a rail of other stories is an item list too, and on a news
+page the same list read as a collection's grid would add it (``benchmarks/NOTES.md``).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from blockdex.items import item_columns, slot_means
+from blockdex.page import Page
+
+MIN_ITEMS = 4
+"""Fewer items than this are not a page's list (a pair of teasers, three related links)."""
+MIN_LIST_PROB = 0.3
+"""The model's mean probability over the list's blocks: a grid of cards scores well under an
+article's paragraphs but well over a menu or a footer's columns."""
+MIN_SLOT_PROB = 0.2
+"""A slot (the blocks at one place inside the items) is kept when its mean probability over the
+items reaches this: titles and prices do, the cards' buttons and badges do not."""
+LIST_KINDS = frozenset({"collection", "listing"})
+REVIEW_RE = re.compile(r"review|rating|testimonial")
+"""Class or id tokens (``Block.attrs``, the element's and its nearest ancestors') of a review."""
+
+
+def page_kind_rules(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """``keep`` changed by the two rules above (the same array when neither applies)."""
+    keep = _page_list(page, keep, probs)
+    return _without_reviews(page, keep)
+
+
+def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    best: tuple[int, np.ndarray] | None = None
+    n = len(page.blocks)
+    for lst in page.item_lists:
+        if len(lst.items) < MIN_ITEMS or (best is not None and lst.words <= best[0]):
+            continue
+        mask = np.zeros(n, dtype=bool)
+        for first, last in lst.items:
+            mask[first : last + 1] = True
+        if not keep[mask].any() or probs[mask].mean() < MIN_LIST_PROB:
+            continue
+        best = (lst.words, mask)
+    if best is None:
+        return keep
+    inside = best[1]
+    outside = np.flatnonzero(keep & ~inside).tolist()
+    if best[0] < sum(page.blocks[i].text.count(" ") + 1 for i in outside):
+        return keep
+    groups = item_columns(page)[1]
+    add = inside & (slot_means(probs, groups)[:, 0] >= MIN_SLOT_PROB) & ~keep
+    add &= np.fromiter((b.tag != "img" for b in page.blocks), bool, n)
+    texts: dict[int, list[str]] = {}
+    for i in np.flatnonzero(add).tolist():
+        texts.setdefault(int(groups[i]), []).append(page.blocks[i].text)
+    for i in np.flatnonzero(add).tolist():
+        same = texts[int(groups[i])]
+        if len(same) >= MIN_ITEMS - 1 and len(set(same)) == 1:
+            add[i] = False
+    if not add.any() or page.page_type.label not in LIST_KINDS:
+        return keep
+    return keep | add
+
+
+def _without_reviews(page: Page, keep: np.ndarray) -> np.ndarray:
+    kept = np.flatnonzero(keep)
+    reviews = [i for i in kept.tolist() if REVIEW_RE.search(page.blocks[i].attrs)]
+    if not reviews or len(reviews) == len(kept) or page.page_type.label != "product":
+        return keep
+    out = keep.copy()
+    out[reviews] = False
+    return out

@@ -1,0 +1,112 @@
+"""The page-kind rules of the main-content decision (:mod:`blockdex.predict.kinds`): a collection's
+list of records is kept whole, a product page's reviews are dropped, and an article is left as
+the model decided. The model's probabilities are set by hand, so that each test says which
+decision the rule starts from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import blockdex
+from blockdex.page import Page
+from blockdex.pagetype import PageType
+from blockdex.predict.content import ContentPredictor
+from blockdex.predict.kinds import page_kind_rules
+
+KINDS = Path(__file__).parent / "data" / "kinds"
+GRID = (KINDS / "product_grid.html").read_text(encoding="utf-8")
+REVIEWS = """<html><head><title>Trail stove</title></head><body>
+<nav><a href="/">Home</a> <a href="/stoves">Stoves</a></nav>
+<main><h1>Pocket trail stove</h1>
+<p>A folding titanium stove that boils half a litre of water in three minutes on gas.</p>
+<p>Weighs 45 grams, folds to the size of a matchbox and fits inside a 450 ml pot.</p>
+<p>Price: 39.00 EUR, in stock, ships in two days from our warehouse in Lyon.</p>
+<section class="customer-reviews">
+<div class="review"><p>Boiled water on a windy ridge in four minutes; the flame held steady.</p></div>
+<div class="review"><p>Light and tiny, but the pot supports bend if you overtighten them.</p></div>
+</section></main><footer>© Trail Shop</footer></body></html>"""
+
+
+def _as(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every page reads as ``kind`` (the shipped page type model is not what is tested)."""
+    monkeypatch.setattr(Page, "page_type", property(lambda self: PageType(kind, 0.9, {kind: 0.9})))
+
+
+def _grid_probs(page: Page) -> np.ndarray:
+    """The decision the rule exists for: the cards' images kept, their titles, blurbs and
+    prices just under the threshold, the cards' buttons lower, everything else far lower."""
+    probs = np.full(len(page.blocks), 0.02)
+    for b in page.blocks:
+        if "product-gr" in b.attrs or "product" in b.attrs:
+            if b.tag == "img":
+                probs[b.index] = 0.7
+            elif b.text == "Add to basket":
+                probs[b.index] = 0.25
+            else:
+                probs[b.index] = 0.4
+    return probs
+
+
+def _texts(page: Page, keep: np.ndarray) -> list[str]:
+    return [page.blocks[i].text for i in np.flatnonzero(keep)]
+
+
+def test_a_collections_records_are_kept_without_the_templates_buttons(monkeypatch) -> None:
+    _as("collection", monkeypatch)
+    page = blockdex.segment(GRID)
+    probs = _grid_probs(page)
+    keep = probs >= 0.5
+    assert "Ridgeline GTX" not in _texts(page, keep)
+    kept = _texts(page, page_kind_rules(page, keep, probs))
+    for title, price in [("Ridgeline GTX", "€189.00"), ("Dales Walker", "€99.00")]:
+        assert title in kept and price in kept
+    assert "Waterproof leather boot with a Vibram sole for rocky trails." in kept
+    assert "Add to basket" not in kept  # the same words in every card: the template's
+    assert "Delivery" not in kept and "Boots" not in kept  # the page's menus are no records
+
+
+def test_the_same_list_on_an_article_is_left_as_the_model_decided(monkeypatch) -> None:
+    _as("article", monkeypatch)
+    page = blockdex.segment(GRID)
+    probs = _grid_probs(page)
+    keep = probs >= 0.5
+    assert (page_kind_rules(page, keep, probs) == keep).all()
+
+
+def test_a_list_the_model_reads_as_boilerplate_is_not_rescued(monkeypatch) -> None:
+    _as("collection", monkeypatch)
+    page = blockdex.segment(GRID)
+    probs = _grid_probs(page) * 0.3  # the list's mean probability under MIN_LIST_PROB
+    keep = probs >= 0.2
+    assert (page_kind_rules(page, keep, probs) == keep).all()
+
+
+def test_a_product_pages_reviews_are_dropped(monkeypatch) -> None:
+    page = blockdex.segment(REVIEWS)
+    probs = np.full(len(page.blocks), 0.9)
+    keep = np.array([b.tag in ("h1", "p") for b in page.blocks])
+    _as("product", monkeypatch)
+    kept = _texts(page, page_kind_rules(page, keep, probs))
+    assert any(t.startswith("Weighs 45 grams") for t in kept)
+    assert not any("windy ridge" in t or "pot supports" in t for t in kept)
+    _as("article", monkeypatch)  # an article's comments are the comments option's business
+    assert (page_kind_rules(page, keep, probs) == keep).all()
+
+
+def test_reviews_alone_are_not_dropped(monkeypatch) -> None:
+    _as("product", monkeypatch)
+    page = blockdex.segment(REVIEWS)
+    keep = np.array(["review" in b.attrs for b in page.blocks])
+    assert keep.any()
+    assert (page_kind_rules(page, keep, np.full(len(page.blocks), 0.9)) == keep).all()
+
+
+def test_the_rules_are_on_by_default_and_can_be_left_out() -> None:
+    assert ContentPredictor().kinds is True
+    page = blockdex.segment(GRID)
+    off = ContentPredictor(kinds=False).predict(page)
+    assert off.indices  # the model alone already reads this hand-made grid
+    assert set(off.indices) <= set(ContentPredictor().predict(page).indices)
