@@ -37,6 +37,7 @@ features_module = importlib.import_module("blockdex.features")
 candidates_module = importlib.import_module("blockdex.candidates")
 clean_module = importlib.import_module("blockdex.clean")
 units_module = importlib.import_module("blockdex.units")
+forest_module = importlib.import_module("blockdex.forest")
 
 parse_c = parse_module.compiled
 segment_c = segment_module.compiled
@@ -44,6 +45,7 @@ features_c = features_module.compiled
 clean_c = clean_module.compiled
 content_c = content_module.compiled
 units_c = units_module.compiled
+forest_c = forest_module.compiled
 
 needs_compiled = pytest.mark.skipif(
     not all(twins().values()),
@@ -73,7 +75,7 @@ def test_compiled_forest_sums_equal_numpy(monkeypatch: pytest.MonkeyPatch) -> No
         # groups of 16 rows, and the rows after the last full group
         for n in (2500, 0, 1, 15, 16, 17, 33):
             fast = forest.raw(X[:n])
-            monkeypatch.setattr(content_module, "compiled", None)
+            monkeypatch.setattr(forest_module, "compiled", None)
             slow = forest.raw(X[:n])
             monkeypatch.undo()
             assert fast.shape == slow.shape == (n,)
@@ -91,7 +93,7 @@ def test_forests_the_packed_layout_cannot_hold_use_the_numpy_walk() -> None:
         "roots": [0, 3],
         "depth": 1,
     }
-    forest = content_module.Forest(spec)
+    forest = forest_module.Forest(spec)
     assert forest._packed is None
     assert forest.raw(np.array([[0.0], [1.0], [2.0]])).tolist() == [-2.0, 0.0, 2.0]
 
@@ -100,8 +102,8 @@ def test_forests_the_packed_layout_cannot_hold_use_the_numpy_walk() -> None:
 def test_packed_nodes_are_eight_bytes_in_preorder() -> None:
     forest = ContentModel.load().stage1
     nodes, value, roots = forest._packed
-    assert content_c.FOREST_NODE_BYTES == 8 and len(nodes) == 8 * len(value)
-    packed = nodes.view(content_module._NODE_DTYPE)
+    assert forest_c.FOREST_NODE_BYTES == 8 and len(nodes) == 8 * len(value)
+    packed = nodes.view(forest_module._NODE_DTYPE)
     leaves = packed["right"] == 0
     assert np.isnan(packed["threshold"][leaves]).all()
     assert (value[~leaves] == 0).all() and roots[0] == 0
@@ -117,10 +119,10 @@ def test_a_model_with_an_index_out_of_range_is_refused() -> None:
         "roots": [0],
         "depth": 1,
     }
-    assert content_module.Forest(spec).raw(np.array([[0.0], [1.0]])).tolist() == [-1.0, 1.0]
+    assert forest_module.Forest(spec).raw(np.array([[0.0], [1.0]])).tolist() == [-1.0, 1.0]
     for key, bad in (("feature", [-1, 0, 0]), ("right", [3, 1, 2]), ("roots", [-1])):
         with pytest.raises(ValueError, match="out of range"):
-            content_module.Forest({**spec, key: bad})
+            forest_module.Forest({**spec, key: bad})
 
 
 # -- the segmentation walk -------------------------------------------------------------------------

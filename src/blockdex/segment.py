@@ -41,13 +41,14 @@ from urllib.parse import urljoin, urlsplit
 
 from selectolax.lexbor import LexborNode
 
+from blockdex import pagetype
 from blockdex.cjk import WORD_PATTERN
 from blockdex.cliargs import setting_name
 from blockdex.items import find_item_lists
-from blockdex.page import Block, Page
+from blockdex.page import Block, Page, PageFacts
 from blockdex.parse import Document, check_minimums, parse_bounded
 from blockdex.speedups import lexbor, twin
-from blockdex.units import page_units
+from blockdex.units import find_primary, page_units
 
 compiled = twin(__name__)
 """This module's compiled twin (``blockdex/_segment_c.pyx``), or None: then the Python code runs."""
@@ -1433,4 +1434,5 @@ def segment_document(
         units=page_units(root, blocks, item_lists=item_lists),
         item_lists=tuple(item_lists),
         images=cfg.images,
+        facts=PageFacts(find_primary, pagetype.classify_page),  # looked up per page: swappable
     )

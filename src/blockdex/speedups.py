@@ -35,6 +35,7 @@ TWINS = (
     "blockdex.predict.content",
     "blockdex.units",
     "blockdex.items",
+    "blockdex.forest",
 )
 """The modules that have a compiled twin (each calls :func:`twin`; a test checks the list)."""
 

@@ -37,6 +37,7 @@ from blockdex.evaluate.datasets import EvalPage, load_dataset, split_of
 from blockdex.evaluate.metrics import lcs_prf, snippet_prf, token_prf, wcxb_prf, word_tokens
 from blockdex.evaluate.page_types import by_type_json, by_type_tables, scores_by_type
 from blockdex.evaluate.peers import PEER_DESCRIPTIONS, make_peer
+from blockdex.evaluate.records import PageRecord
 
 DEFAULT_METHODS = ("content", "heuristic", "all", "trafilatura", "readability", "resiliparse")
 QE_METHODS = ("hybrid", "lexical", "embedding", "chunk-bm25", "chunk-embed", "content", "all")
@@ -55,33 +56,6 @@ BY_TYPE_METHODS = ("content", "oracle", "trafilatura", "readability")
 """``--by-type``: the model, the ceiling its blocks allow, and the two peers wcxb publishes."""
 BOOTSTRAP_SAMPLES = 1000
 """Resamples for the 95% interval of mean F1 in the plot (enough for two decimals)."""
-
-
-@dataclass(slots=True)
-class PageRecord:
-    """One method on one page."""
-
-    page: str
-    method: str
-    seconds: float
-    tokens: int
-    precision: float | None = None
-    recall: float | None = None
-    f1: float | None = None
-    lcs_f1: float | None = None
-    snippets: tuple[int, int, int, int] | None = None
-    """(with found, with missed, without found, without absent)."""
-    error: str | None = None
-    empty: bool = False
-    """The output has no word although the ground truth has some (a reader got nothing)."""
-    page_type: str | None = None
-    """The page's labelled type (wcxb's ``page_type``); None on a dataset without types."""
-    has_main_content: bool | None = None
-    """On a typed page: whether its reference has any word (wcxb labels some pages as having
-    no main content)."""
-    wcxb_f1: float | None = None
-    """On a typed page: F1 by wcxb's own scorer (:func:`~blockdex.evaluate.metrics.wcxb_prf`);
-    0 on a page the method failed on."""
 
 
 @dataclass(slots=True)

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from blockdex.errors import MissingExtra
+from blockdex.forest import Forest
 from blockdex.page import Page, Selection
 from blockdex.predict.structure import IDENTIFIER_HINT, answer_units, identifier_words
 
@@ -371,8 +372,6 @@ def hybrid_probabilities(model: dict[str, Any], features: np.ndarray) -> np.ndar
     names = model["features"]
     idx = [FEATURES.index(f) for f in names]
     if "forest" in model:
-        from blockdex.predict.content import Forest
-
         if "_forest" not in model:  # built once per loaded model (not saved: "_" keys)
             model["_forest"] = Forest(model["forest"])
         return model["_forest"].predict(features[:, idx])

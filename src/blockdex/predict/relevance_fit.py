@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from blockdex.boosting import export_booster
 from blockdex.evaluate.align import block_labels
 from blockdex.evaluate.metrics import word_tokens
 from blockdex.predict.relevance import (
@@ -150,8 +151,6 @@ tuned on probabilities the trees saw in training."""
 def _fit_hybrid(x: np.ndarray, y: np.ndarray, kind: str) -> dict[str, Any]:
     if kind == "gbdt":
         import lightgbm as lgb
-
-        from blockdex.train import export_booster
 
         booster = lgb.train(GBDT_PARAMS, lgb.Dataset(x, label=y), num_boost_round=GBDT_TREES)
         return {"features": list(FEATURES), "forest": export_booster(booster)}
