@@ -21,12 +21,12 @@ from hypothesis import strategies as st
 from tests.adversarial import corpus
 
 from blockdex.cjk import CJK_RANGES
-from blockdex.clean import clean_document
+from blockdex.clean import HTML_WRITES, STATE_NAMES, clean_document
 from blockdex.errors import BlockdexError
 from blockdex.evaluate.datasets import load_dataset
 from blockdex.features import block_features
 from blockdex.page import Block, Page
-from blockdex.parse import HTML_WRITES, STATE_NAMES, parse_html
+from blockdex.parse import parse_html
 from blockdex.predict import content as content_module
 from blockdex.predict.content import ContentModel
 from blockdex.speedups import TWINS, lexbor, lexbor_ready, status, twin_name, twins
@@ -416,7 +416,7 @@ def test_compiled_script_listing_equals_the_css_query(
     found: Counter[int] = Counter()  # needle masks
     for html in pages:
         try:
-            doc = parse_html(html)
+            doc = parse_html(html, scripts=clean_module.SCRIPTS_READ)
         except BlockdexError:
             continue
         assert doc.scripts is not None  # listed by parse_html's walk
@@ -430,7 +430,7 @@ def test_compiled_script_listing_equals_the_css_query(
         assert [(t, i, h) for t, i, _, h in surveyed] == [(t, i, h) for t, i, _, h in fast]
         for (stype, sid, code, holds), (*_, full, _) in zip(surveyed, fast, strict=True):
             # the walk kept the code of every script the cleaner reads
-            if holds or "json" in stype or sid in parse_module.STATE_SCRIPT_IDS:
+            if holds or "json" in stype or sid in clean_module.STATE_SCRIPT_IDS:
                 assert code == full
         found.update(row[3] for row in fast)
     assert found[0] >= 4 and found[1] and found[2]  # none, state only, HTML writes only
@@ -455,11 +455,11 @@ def test_page_survey_finds_what_the_swallow_and_script_walks_find(data_dir: Path
         if tree.root is None:
             continue
         root = tree.root.mem_id
-        suspect, _, scripts, _ = parse_module._survey(tree, limits)
+        suspect, _, scripts, _ = parse_module._survey(tree, limits, clean_module.SCRIPTS_READ)
         assert suspect == parse_c.swallow_suspects(
             root, parse_module._SWALLOWING, limits.swallowed_chars
         )
-        listed = clean_c.script_elements(root, parse_module._SCRIPT_NEEDLE_BYTES)
+        listed = clean_c.script_elements(root, clean_module.SCRIPTS_READ.needles)
         assert [(t, i, h) for t, i, _, h in scripts] == [(t, i, h) for t, i, _, h in listed]
         suspects += suspect
     assert suspects >= 2
@@ -484,9 +484,9 @@ def test_compiled_script_needle_masks_name_the_needles_the_code_holds(code: str)
     assert tree.root is not None
     root = tree.root.mem_id
     want = clean_module._needle_mask(code + "x")
-    scripts = parse_module._survey(tree, parse_module.DEFAULT_LIMITS)[2]
+    scripts = parse_module._survey(tree, parse_module.DEFAULT_LIMITS, clean_module.SCRIPTS_READ)[2]
     assert [h for *_, h in scripts] == [want]
-    listed = clean_c.script_elements(root, parse_module._SCRIPT_NEEDLE_BYTES)
+    listed = clean_c.script_elements(root, clean_module.SCRIPTS_READ.needles)
     assert [h for *_, h in listed] == [want]
 
 
@@ -1303,8 +1303,8 @@ def test_compiled_depth_check_equals_the_css_query() -> None:
                     root.mem_id,
                     parse_module._SWALLOWING,
                     limits.swallowed_chars,
-                    parse_module._SCRIPT_NEEDLE_BYTES,
-                    parse_module.STATE_SCRIPT_IDS,
+                    clean_module.SCRIPTS_READ.needles,
+                    clean_module.STATE_SCRIPT_IDS,
                     depth,
                 )
                 assert (surveyed is None) == expected, (html[:60], depth)
@@ -1313,8 +1313,8 @@ def test_compiled_depth_check_equals_the_css_query() -> None:
                         root.mem_id,
                         parse_module._SWALLOWING,
                         limits.swallowed_chars,
-                        parse_module._SCRIPT_NEEDLE_BYTES,
-                        parse_module.STATE_SCRIPT_IDS,
+                        clean_module.SCRIPTS_READ.needles,
+                        clean_module.STATE_SCRIPT_IDS,
                     )
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from blockdex.assemble import assemble_html
-from blockdex.clean import DEFAULT_CLEAN, CleanConfig, clean_document
+from blockdex.clean import DEFAULT_CLEAN, SCRIPTS_READ, CleanConfig, clean_document
 from blockdex.errors import UnsupportedFormat
 from blockdex.intervals import cap_selection
 from blockdex.options import DEFAULT_OPTIONS, ExtractOptions
@@ -143,7 +143,9 @@ class Extractor:
     ) -> Page:
         """Parse, clean and segment a page into numbered blocks."""
         deadline = self.config.deadline(time.perf_counter())
-        doc = parse_html(html, url=url, content_type=content_type, limits=self.config.parse)
+        doc = parse_html(
+            html, url=url, content_type=content_type, limits=self.config.parse, scripts=SCRIPTS_READ
+        )
         clean_document(doc, self.config.clean)
         return segment_document(doc, self.config.segment, deadline=deadline)
 
@@ -168,7 +170,9 @@ class Extractor:
         predictor = self._resolve(self._query_spec if query else self._predictor_spec)
         text_only = output == "text" and getattr(predictor, "reads_markup", True) is False
         segment_cfg = _without_markup(self.config.segment) if text_only else self.config.segment
-        doc = parse_html(html, url=url, content_type=content_type, limits=self.config.parse)
+        doc = parse_html(
+            html, url=url, content_type=content_type, limits=self.config.parse, scripts=SCRIPTS_READ
+        )
         t1 = time.perf_counter()
         clean_document(doc, self.config.clean)
         t2 = time.perf_counter()
@@ -212,7 +216,9 @@ class Extractor:
         2. A page whose HTML holds no readable text at all (an app shell that scripts fill in)
            but carries a description in its metadata: that description."""
         cfg = self.config
-        doc = parse_html(html, url=url, content_type=content_type, limits=cfg.parse)
+        doc = parse_html(
+            html, url=url, content_type=content_type, limits=cfg.parse, scripts=SCRIPTS_READ
+        )
         clean_document(doc, dataclasses.replace(cfg.clean, drop_hidden=False))
         shown = segment_document(doc, segment_cfg, deadline=deadline)
         if _readable_words(shown) > _readable_words(page):

@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from blockdex.errors import check_minimums
 from blockdex.page import ItemList
-from blockdex.parse import check_minimums
 from blockdex.speedups import twin
 
 if TYPE_CHECKING:

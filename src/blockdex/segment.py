@@ -43,10 +43,10 @@ from selectolax.lexbor import LexborNode
 
 from blockdex import pagetype
 from blockdex.cjk import WORD_PATTERN
-from blockdex.cliargs import setting_name
+from blockdex.errors import check_minimums, setting_name
 from blockdex.items import find_item_lists
 from blockdex.page import Block, Page, PageFacts
-from blockdex.parse import Document, check_minimums, parse_bounded
+from blockdex.parse import Document, parse_bounded
 from blockdex.speedups import lexbor, twin
 from blockdex.units import find_primary, page_units
 

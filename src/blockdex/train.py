@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from blockdex.boosting import TrainResult, export_booster, lgb_params
-from blockdex.errors import BlockdexError, MissingExtra
+from blockdex.errors import BlockdexError, MissingExtra, check_minimums
 from blockdex.evaluate.align import block_labels
 from blockdex.evaluate.datasets import EvalPage, load_dataset, split_of
 from blockdex.evaluate.metrics import word_tokens
@@ -45,7 +45,6 @@ from blockdex.features import (
     context_features,
 )
 from blockdex.items import ITEM_COLUMN_NAMES, ITEM_CONTEXT_NAMES, slot_means
-from blockdex.parse import check_minimums
 from blockdex.predict.content import model_features
 
 SHIPPED_DATASETS = ("scrapinghub-aeb", "wcxb", "trafilatura-eval", "webmainbench-samples")

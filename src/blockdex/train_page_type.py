@@ -29,10 +29,9 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from blockdex.boosting import TrainResult, export_classes, lgb_params
-from blockdex.errors import BlockdexError, MissingExtra
+from blockdex.errors import BlockdexError, MissingExtra, check_minimums
 from blockdex.evaluate.datasets import load_dataset, split_of
 from blockdex.pagetype import FEATURE_NAMES, PAGE_TYPES, PageTypeModel, page_type_features
-from blockdex.parse import check_minimums
 
 PAGE_TYPE_DATASETS = ("wcxb",)
 """Datasets whose pages carry a page type."""

@@ -44,10 +44,10 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from blockdex.cjk import WORD_PATTERN
+from blockdex.errors import check_minimums
 from blockdex.features import stopwords
 from blockdex.items import item_units
 from blockdex.page import NO_PRIMARY, ItemList, Primary, Unit
-from blockdex.parse import check_minimums
 from blockdex.speedups import lexbor, twin
 
 compiled = twin(__name__)
