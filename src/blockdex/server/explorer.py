@@ -19,7 +19,8 @@ def _attr(value: str) -> str:
 def explorer_page(fields: dict[str, str], result: str = "") -> str:
     """The explorer page with the form filled in from ``fields`` and ``result`` (an HTML
     fragment: the explained page or an error box) below it."""
-    from blockdex.explain import known_methods, template
+    from blockdex.explain import template
+    from blockdex.extract import known_methods
 
     predictors, baselines = known_methods()
     chosen = fields.get("method", "")

@@ -255,9 +255,9 @@ class BlockdexServer:
         retain = params.get("links", "0").lower() in ("1", "true", "yes")
 
         def job() -> str:
-            result = self.service.explain(req)
+            result = self.service.page(req)
             if fmt == "markdown":
-                return result.explanation.markdown
+                return result.result.markdown
             return proxy_document(result, retain_links=retain)
 
         out = await self.service.run(job)
@@ -273,8 +273,8 @@ class BlockdexServer:
         req = parse_extract_request(await self.read_json(request))
 
         def job() -> str:
-            result = self.service.explain(req)
-            return render_fragment(result.explanation, source=req.url or req.base_url)
+            result = self.service.page(req)
+            return render_fragment(result.result, source=req.url or req.base_url)
 
         return HTMLResponse(await self.service.run(job))
 
@@ -291,9 +291,9 @@ class BlockdexServer:
             req = parse_extract_request(form_payload(fields))
 
             def job() -> str:
-                result = self.service.explain(req)
+                result = self.service.page(req)
                 return render_fragment(
-                    result.explanation, source=req.url or req.base_url or "pasted HTML"
+                    result.result, source=req.url or req.base_url or "pasted HTML"
                 )
 
             fragment = await self.service.run(job)

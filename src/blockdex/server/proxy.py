@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 if TYPE_CHECKING:
-    from blockdex.explain import Explanation
+    from blockdex.result import Result
     from blockdex.server.service import PageResult
 
 PROXY_FORMATS = ("html", "markdown")
@@ -29,7 +29,7 @@ class PageLink:
     """Whether the link's text is in a kept block (else it was in a dropped or removed one)."""
 
 
-def page_links(data: str | bytes, content_type: str | None, exp: Explanation, base: str | None):
+def page_links(data: str | bytes, content_type: str | None, exp: Result, base: str | None):
     """The page's ``<a href>`` links in document order, each marked by whether its block was kept.
 
     Blocks hold text only, so a link is placed in the first block, at or after the previous
@@ -108,7 +108,7 @@ def proxy_document(result: PageResult, *, retain_links: bool) -> str:
     kept links restored, and with ``retain_links`` the links of dropped blocks listed at the end."""
     from blockdex.assemble import assemble_body
 
-    exp = result.explanation
+    exp = result.result
     base = result.url or ""
     links = page_links(result.data, result.content_type, exp, base or None)
     body = relink(assemble_body(exp.page, exp.selection), links)
