@@ -32,16 +32,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from blockdex.errors import check_minimums
-from blockdex.page import ItemList
+from blockdex.page import Block, ItemList, Page
 from blockdex.speedups import twin
-
-if TYPE_CHECKING:
-    from blockdex.page import Block, Page
 
 compiled = twin(__name__)
 """This module's compiled twin (``blockdex/_items_c.pyx``), or None: then the Python code runs."""

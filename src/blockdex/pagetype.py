@@ -47,17 +47,14 @@ from functools import lru_cache
 from importlib import resources
 from itertools import accumulate, chain
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
 
 from blockdex.errors import BlockdexError
 from blockdex.forest import Forest
-from blockdex.page import PageType
-
-if TYPE_CHECKING:
-    from blockdex.page import Block, Page
+from blockdex.page import Block, Page, PageType
 
 PAGE_TYPES = ("article", "forum", "product", "collection", "listing", "documentation", "service")
 """The types the model tells apart (wcxb's seven), in the model's class order."""

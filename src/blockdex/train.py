@@ -38,6 +38,7 @@ from blockdex.errors import BlockdexError, MissingExtra, check_minimums
 from blockdex.evaluate.align import block_labels
 from blockdex.evaluate.datasets import EvalPage, load_dataset, split_of
 from blockdex.evaluate.metrics import word_tokens
+from blockdex.extract import Extractor
 from blockdex.features import (
     CONTEXT_NAMES,
     FEATURE_NAMES,
@@ -46,6 +47,13 @@ from blockdex.features import (
 )
 from blockdex.items import ITEM_COLUMN_NAMES, ITEM_CONTEXT_NAMES, slot_means
 from blockdex.predict.content import model_features
+from blockdex.train_page_type import (
+    PAGE_TYPE_DATASETS,
+    PageTypeTrainConfig,
+    confusion_markdown,
+    train_page_type,
+)
+from blockdex.units import UNIT_COLUMN_NAMES
 
 SHIPPED_DATASETS = ("scrapinghub-aeb", "wcxb", "trafilatura-eval", "webmainbench-samples")
 """Datasets whose licences allow shipping a model trained on them (l3s-gn1 is research-only)."""
@@ -200,8 +208,6 @@ def collect(
     ``unit_columns`` adds :func:`blockdex.units.unit_columns` to their features,
     ``item_columns`` :func:`blockdex.items.item_columns`."""
     from tqdm import tqdm
-
-    from blockdex.extract import Extractor
 
     ex = Extractor("all")
     out: list[PageData] = []
@@ -383,8 +389,6 @@ def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
     imp = stage2.feature_importance("gain")
     stage1_names = list(FEATURE_NAMES)
     if cfg.unit_columns:
-        from blockdex.units import UNIT_COLUMN_NAMES
-
         stage1_names += UNIT_COLUMN_NAMES
     context_names = list(CONTEXT_NAMES)
     if cfg.item_columns:
@@ -475,13 +479,6 @@ def _dataset_names(spec: str) -> tuple[str, ...]:
 
 
 def _cmd_train_page_type(args: argparse.Namespace) -> int:
-    from blockdex.train_page_type import (
-        PAGE_TYPE_DATASETS,
-        PageTypeTrainConfig,
-        confusion_markdown,
-        train_page_type,
-    )
-
     defaults = PageTypeTrainConfig()
     try:
         cfg = PageTypeTrainConfig(

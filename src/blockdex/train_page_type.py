@@ -31,6 +31,7 @@ import numpy as np
 from blockdex.boosting import TrainResult, export_classes, lgb_params
 from blockdex.errors import BlockdexError, MissingExtra, check_minimums
 from blockdex.evaluate.datasets import load_dataset, split_of
+from blockdex.extract import Extractor
 from blockdex.pagetype import FEATURE_NAMES, PAGE_TYPES, PageTypeModel, page_type_features
 
 PAGE_TYPE_DATASETS = ("wcxb",)
@@ -84,8 +85,6 @@ class LabelledPages:
 def collect_page_types(cfg: PageTypeTrainConfig, progress: bool = True) -> LabelledPages:
     """Segment and describe every typed page of ``cfg.datasets`` (untyped pages are skipped)."""
     from tqdm import tqdm
-
-    from blockdex.extract import Extractor
 
     ex = Extractor()
     rows: list[np.ndarray] = []

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, repeat
 from operator import attrgetter
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
@@ -47,14 +47,11 @@ from blockdex.cjk import WORD_PATTERN
 from blockdex.errors import check_minimums
 from blockdex.features import stopwords
 from blockdex.items import item_units
-from blockdex.page import NO_PRIMARY, ItemList, Primary, Unit
+from blockdex.page import NO_PRIMARY, Block, ItemList, Page, Primary, Unit
 from blockdex.speedups import lexbor, twin
 
 compiled = twin(__name__)
 """This module's compiled twin (``blockdex/_units_c.pyx``), or None: then the Python code runs."""
-
-if TYPE_CHECKING:
-    from blockdex.page import Block, Page
 
 HEADING_LEVELS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 ARTICLE_ITEMTYPE_RE = re.compile(r"(?:Article|Posting|Report)\b", re.I)

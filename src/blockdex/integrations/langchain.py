@@ -39,14 +39,17 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from blockdex.errors import MissingExtra
+from blockdex.extract import Extractor
+from blockdex.fetch import FetchConfig
+from blockdex.predict import Predictor
 
 try:
     from langchain_core.document_loaders import BaseLoader
     from langchain_core.documents import BaseDocumentTransformer, Document
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    from blockdex.errors import MissingExtra
-
     raise MissingExtra("langchain-core", "langchain", "The LangChain integration") from exc
 
 from blockdex.integrations._pages import (
@@ -56,11 +59,6 @@ from blockdex.integrations._pages import (
     as_sources,
     http_url,
 )
-
-if TYPE_CHECKING:
-    from blockdex.extract import Extractor
-    from blockdex.fetch import FetchConfig
-    from blockdex.predict import Predictor
 
 __all__ = ["BlockdexLoader", "BlockdexTransformer"]
 

@@ -31,14 +31,17 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from blockdex.errors import MissingExtra
+from blockdex.extract import Extractor
+from blockdex.fetch import FetchConfig
+from blockdex.predict import Predictor
 
 try:
     from llama_index.core.readers.base import BaseReader
     from llama_index.core.schema import Document
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    from blockdex.errors import MissingExtra
-
     raise MissingExtra("llama-index-core", "llamaindex", "The LlamaIndex integration") from exc
 
 from blockdex.integrations._pages import (
@@ -48,11 +51,6 @@ from blockdex.integrations._pages import (
     Source,
     as_sources,
 )
-
-if TYPE_CHECKING:
-    from blockdex.extract import Extractor
-    from blockdex.fetch import FetchConfig
-    from blockdex.predict import Predictor
 
 __all__ = ["BlockdexReader"]
 

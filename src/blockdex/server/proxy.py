@@ -6,12 +6,12 @@ from __future__ import annotations
 import html as html_lib
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
-if TYPE_CHECKING:
-    from blockdex.result import Result
-    from blockdex.server.service import PageResult
+from blockdex.assemble import assemble_body
+from blockdex.parse import decode_html
+from blockdex.result import Result
+from blockdex.server.service import PageResult
 
 PROXY_FORMATS = ("html", "markdown")
 _LINK_SCHEMES = ("http", "https")
@@ -37,8 +37,6 @@ def page_links(data: str | bytes, content_type: str | None, exp: Result, base: s
     that cleaning removed (navigation, footers) and counts as dropped.
     """
     from selectolax.lexbor import LexborHTMLParser
-
-    from blockdex.parse import decode_html
 
     text = data if isinstance(data, str) else decode_html(data, content_type)[0]
     tree = LexborHTMLParser(text)
@@ -106,8 +104,6 @@ PROXY_STYLE = (
 def proxy_document(result: PageResult, *, retain_links: bool) -> str:
     """A full HTML document of the kept blocks, browsable: ``<base href>`` to the original page,
     kept links restored, and with ``retain_links`` the links of dropped blocks listed at the end."""
-    from blockdex.assemble import assemble_body
-
     exp = result.result
     base = result.url or ""
     links = page_links(result.data, result.content_type, exp, base or None)
