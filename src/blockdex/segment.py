@@ -120,6 +120,9 @@ _SEGMENT_MINIMUMS = {
 }
 DEFAULT_SEGMENT = SegmentConfig()
 
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+"""The heading tags, in level order."""
+
 BLOCK_TAGS = frozenset(
     [
         "address",
@@ -141,12 +144,7 @@ BLOCK_TAGS = frozenset(
         "footer",
         "form",
         "frameset",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
+        *HEADINGS,
         "header",
         "hgroup",
         "hr",
@@ -188,7 +186,7 @@ tables and no other block content. Its cells are walked like divs (each nested t
 blocks of their own), but the blocks keep the outer table, row and cell in their chain, so the
 writers can put the row together again (Markdown flattens the nested table into the cell)."""
 _ROW_LAYOUT_SELECTOR = ",".join(sorted(ROW_INNER_TAGS - NESTED_TABLE_TAGS))
-HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+HEADING_TAGS = frozenset(HEADINGS)
 # Elements whose nesting the assembler rebuilds (lists, tables, quotes, headings …).
 STRUCTURAL_TAGS = frozenset(
     [
@@ -205,12 +203,7 @@ STRUCTURAL_TAGS = frozenset(
         "figcaption",
         "details",
         "summary",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
+        *HEADINGS,
         "caption",
     ]
 )
