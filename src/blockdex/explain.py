@@ -187,7 +187,7 @@ def render_report(explanation: Explanation, *, source: str | None = None) -> str
 def cmd_explain(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from blockdex.cli import read_input
+    from blockdex.cli import read_input  # the command line reads inputs; its command goes there
 
     data, url, ctype = read_input(args.source)
     options = ExtractOptions.from_args(args)

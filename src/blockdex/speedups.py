@@ -76,7 +76,7 @@ def lexbor_ready() -> bool:
     if _disabled():
         return False
     try:
-        from blockdex import _lexbor_c
+        from blockdex import _lexbor_c  # optional: built only where a C compiler was
     except ImportError:
         return False
     return bool(_lexbor_c.lexbor_ready())
