@@ -23,9 +23,8 @@ from typing import Any
 
 from blockdex.evaluate.datasets import load_dataset
 from blockdex.extract import Extractor
-from blockdex.features import model_features
 from blockdex.parse import _lexbor_parse
-from blockdex.predict.content import ContentPredictor
+from blockdex.predict.content import ContentPredictor, model_features
 
 
 def _best(fn: Callable[[Any], object], items: Sequence[Any], rounds: int) -> float:

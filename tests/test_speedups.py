@@ -21,12 +21,12 @@ from hypothesis import strategies as st
 from tests.adversarial import corpus
 
 from blockdex.cjk import CJK_RANGES
-from blockdex.clean import clean_document
+from blockdex.clean import HTML_WRITES, STATE_NAMES, clean_document
 from blockdex.errors import BlockdexError
 from blockdex.evaluate.datasets import load_dataset
 from blockdex.features import block_features
 from blockdex.page import Block, Page
-from blockdex.parse import HTML_WRITES, STATE_NAMES, parse_html
+from blockdex.parse import parse_html
 from blockdex.predict import content as content_module
 from blockdex.predict.content import ContentModel
 from blockdex.speedups import TWINS, lexbor, lexbor_ready, status, twin_name, twins
@@ -37,6 +37,7 @@ features_module = importlib.import_module("blockdex.features")
 candidates_module = importlib.import_module("blockdex.candidates")
 clean_module = importlib.import_module("blockdex.clean")
 units_module = importlib.import_module("blockdex.units")
+forest_module = importlib.import_module("blockdex.forest")
 
 parse_c = parse_module.compiled
 segment_c = segment_module.compiled
@@ -44,6 +45,7 @@ features_c = features_module.compiled
 clean_c = clean_module.compiled
 content_c = content_module.compiled
 units_c = units_module.compiled
+forest_c = forest_module.compiled
 
 needs_compiled = pytest.mark.skipif(
     not all(twins().values()),
@@ -73,7 +75,7 @@ def test_compiled_forest_sums_equal_numpy(monkeypatch: pytest.MonkeyPatch) -> No
         # groups of 16 rows, and the rows after the last full group
         for n in (2500, 0, 1, 15, 16, 17, 33):
             fast = forest.raw(X[:n])
-            monkeypatch.setattr(content_module, "compiled", None)
+            monkeypatch.setattr(forest_module, "compiled", None)
             slow = forest.raw(X[:n])
             monkeypatch.undo()
             assert fast.shape == slow.shape == (n,)
@@ -91,7 +93,7 @@ def test_forests_the_packed_layout_cannot_hold_use_the_numpy_walk() -> None:
         "roots": [0, 3],
         "depth": 1,
     }
-    forest = content_module.Forest(spec)
+    forest = forest_module.Forest(spec)
     assert forest._packed is None
     assert forest.raw(np.array([[0.0], [1.0], [2.0]])).tolist() == [-2.0, 0.0, 2.0]
 
@@ -100,8 +102,8 @@ def test_forests_the_packed_layout_cannot_hold_use_the_numpy_walk() -> None:
 def test_packed_nodes_are_eight_bytes_in_preorder() -> None:
     forest = ContentModel.load().stage1
     nodes, value, roots = forest._packed
-    assert content_c.FOREST_NODE_BYTES == 8 and len(nodes) == 8 * len(value)
-    packed = nodes.view(content_module._NODE_DTYPE)
+    assert forest_c.FOREST_NODE_BYTES == 8 and len(nodes) == 8 * len(value)
+    packed = nodes.view(forest_module._NODE_DTYPE)
     leaves = packed["right"] == 0
     assert np.isnan(packed["threshold"][leaves]).all()
     assert (value[~leaves] == 0).all() and roots[0] == 0
@@ -117,10 +119,10 @@ def test_a_model_with_an_index_out_of_range_is_refused() -> None:
         "roots": [0],
         "depth": 1,
     }
-    assert content_module.Forest(spec).raw(np.array([[0.0], [1.0]])).tolist() == [-1.0, 1.0]
+    assert forest_module.Forest(spec).raw(np.array([[0.0], [1.0]])).tolist() == [-1.0, 1.0]
     for key, bad in (("feature", [-1, 0, 0]), ("right", [3, 1, 2]), ("roots", [-1])):
         with pytest.raises(ValueError, match="out of range"):
-            content_module.Forest({**spec, key: bad})
+            forest_module.Forest({**spec, key: bad})
 
 
 # -- the segmentation walk -------------------------------------------------------------------------
@@ -414,7 +416,7 @@ def test_compiled_script_listing_equals_the_css_query(
     found: Counter[int] = Counter()  # needle masks
     for html in pages:
         try:
-            doc = parse_html(html)
+            doc = parse_html(html, scripts=clean_module.SCRIPTS_READ)
         except BlockdexError:
             continue
         assert doc.scripts is not None  # listed by parse_html's walk
@@ -428,7 +430,7 @@ def test_compiled_script_listing_equals_the_css_query(
         assert [(t, i, h) for t, i, _, h in surveyed] == [(t, i, h) for t, i, _, h in fast]
         for (stype, sid, code, holds), (*_, full, _) in zip(surveyed, fast, strict=True):
             # the walk kept the code of every script the cleaner reads
-            if holds or "json" in stype or sid in parse_module.STATE_SCRIPT_IDS:
+            if holds or "json" in stype or sid in clean_module.STATE_SCRIPT_IDS:
                 assert code == full
         found.update(row[3] for row in fast)
     assert found[0] >= 4 and found[1] and found[2]  # none, state only, HTML writes only
@@ -453,11 +455,11 @@ def test_page_survey_finds_what_the_swallow_and_script_walks_find(data_dir: Path
         if tree.root is None:
             continue
         root = tree.root.mem_id
-        suspect, _, scripts, _ = parse_module._survey(tree, limits)
+        suspect, _, scripts, _ = parse_module._survey(tree, limits, clean_module.SCRIPTS_READ)
         assert suspect == parse_c.swallow_suspects(
             root, parse_module._SWALLOWING, limits.swallowed_chars
         )
-        listed = clean_c.script_elements(root, parse_module._SCRIPT_NEEDLE_BYTES)
+        listed = clean_c.script_elements(root, clean_module.SCRIPTS_READ.needles)
         assert [(t, i, h) for t, i, _, h in scripts] == [(t, i, h) for t, i, _, h in listed]
         suspects += suspect
     assert suspects >= 2
@@ -482,9 +484,9 @@ def test_compiled_script_needle_masks_name_the_needles_the_code_holds(code: str)
     assert tree.root is not None
     root = tree.root.mem_id
     want = clean_module._needle_mask(code + "x")
-    scripts = parse_module._survey(tree, parse_module.DEFAULT_LIMITS)[2]
+    scripts = parse_module._survey(tree, parse_module.DEFAULT_LIMITS, clean_module.SCRIPTS_READ)[2]
     assert [h for *_, h in scripts] == [want]
-    listed = clean_c.script_elements(root, parse_module._SCRIPT_NEEDLE_BYTES)
+    listed = clean_c.script_elements(root, clean_module.SCRIPTS_READ.needles)
     assert [h for *_, h in listed] == [want]
 
 
@@ -1301,8 +1303,8 @@ def test_compiled_depth_check_equals_the_css_query() -> None:
                     root.mem_id,
                     parse_module._SWALLOWING,
                     limits.swallowed_chars,
-                    parse_module._SCRIPT_NEEDLE_BYTES,
-                    parse_module.STATE_SCRIPT_IDS,
+                    clean_module.SCRIPTS_READ.needles,
+                    clean_module.STATE_SCRIPT_IDS,
                     depth,
                 )
                 assert (surveyed is None) == expected, (html[:60], depth)
@@ -1311,8 +1313,8 @@ def test_compiled_depth_check_equals_the_css_query() -> None:
                         root.mem_id,
                         parse_module._SWALLOWING,
                         limits.swallowed_chars,
-                        parse_module._SCRIPT_NEEDLE_BYTES,
-                        parse_module.STATE_SCRIPT_IDS,
+                        clean_module.SCRIPTS_READ.needles,
+                        clean_module.STATE_SCRIPT_IDS,
                     )
 
 

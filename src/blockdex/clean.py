@@ -24,23 +24,33 @@ from functools import lru_cache, partial
 from itertools import islice, repeat
 from typing import Any
 
+from blockdex.errors import check_minimums
 from blockdex.mathtex import formulas_to_tex
-from blockdex.parse import (
-    BAD_JSON,
-    HTML_WRITES,
-    SCRIPT_NEEDLE_GROUPS,
-    STATE_NAMES,
-    STATE_SCRIPT_IDS,
-    Document,
-    check_minimums,
-    load_json_once,
-    parse_bounded,
-)
+from blockdex.parse import BAD_JSON, Document, ScriptsToKeep, load_json_once, parse_bounded
 from blockdex.segment import BLOCK_TAGS
 from blockdex.speedups import lexbor, twin
 
 compiled = twin(__name__)
 """This module's compiled twin (``blockdex/_clean_c.pyx``), or None: then the Python code runs."""
+
+# Scripts the script rescue reads: framework state by element id or by variable name, and
+# scripts that write HTML. The walk after parsing keeps the code of those only (SCRIPTS_READ).
+STATE_SCRIPT_IDS = frozenset({"__NEXT_DATA__", "__NUXT_DATA__", "__APOLLO_STATE__", "ng-state"})
+STATE_NAMES = (
+    "__INITIAL_STATE__",
+    "__PRELOADED_STATE__",
+    "__NUXT__",
+    "__APOLLO_STATE__",
+    "__DATA__",
+)
+HTML_WRITES = ("document.write", ".innerHTML")
+SCRIPT_NEEDLE_GROUPS = (STATE_NAMES, HTML_WRITES)
+"""What makes a script worth reading, in two groups: framework state (the value 1 in a script's
+needle mask, :attr:`blockdex.parse.Document.scripts`) and HTML written by the script (the value 2)."""
+SCRIPTS_READ = ScriptsToKeep(
+    STATE_SCRIPT_IDS, tuple(tuple(n.encode() for n in group) for group in SCRIPT_NEEDLE_GROUPS)
+)
+"""What :func:`blockdex.parse.parse_html` is asked to keep the code of for this module."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,7 +333,7 @@ def _scripts(doc: Document) -> Iterator[tuple[str, str, Callable[[], str], int]]
     walks = lexbor(compiled)
     if walks is not None and doc.tree.root is not None:
         # one C walk; the code of a script is decoded only if it is read (most never are)
-        needles = tuple(tuple(n.encode() for n in group) for group in SCRIPT_NEEDLE_GROUPS)
+        needles = SCRIPTS_READ.needles
         for stype, sid, node_id, holds in walks.script_elements(doc.tree.root.mem_id, needles):
             yield (stype or "").lower(), sid or "", partial(walks.deep_text, node_id), holds
         return

@@ -84,3 +84,33 @@ class MissingExtra(BlockdexError):
         )
         self.package = package
         self.extra = extra
+
+
+# -- how a message names a setting, and the check every config's minimums share ----------------
+
+SETTING_OPTIONS = {
+    "ParseLimits.max_input_bytes": "--max-bytes",
+    "ParseLimits.max_dom_nodes": "--max-nodes",
+    "ParseLimits.max_depth": "--max-depth",
+    "ExtractConfig.time_budget_s": "--time-budget",
+}
+"""The command-line option that sets each setting (``blockdex extract``, ``blocks``,
+``explain``): a warning or an error about a limit names it beside the Python setting."""
+
+
+def setting_name(setting: str) -> str:
+    """How a message names ``setting`` (``ParseLimits.max_dom_nodes``): with its command-line
+    option, when it has one (``--max-nodes or ParseLimits.max_dom_nodes``)."""
+    flag = SETTING_OPTIONS.get(setting)
+    return f"{flag} or {setting}" if flag else setting
+
+
+def check_minimums(config: object, minimums: dict[str, float]) -> None:
+    """Raise ValueError naming the first field of ``config`` below its minimum (each config
+    dataclass checks its own fields with this when it is made)."""
+    for name, least in minimums.items():
+        value = getattr(config, name)
+        if not value >= least:  # (NaN too)
+            raise ValueError(
+                f"{type(config).__name__}.{name} must be at least {least:g}, not {value}"
+            )

@@ -1,10 +1,11 @@
 """Why was a block kept? A page's blocks side by side with the decision and the result.
 
-:func:`explain_page` runs one method on a page and returns an :class:`Explanation`: every block
-with whether it was kept and its score, plus the extracted HTML. A *predictor* chooses blocks
-itself; a *classic baseline* (``blockdex.baselines``) returns its own HTML, so its choice is shown
-by aligning its output text to blockdex's blocks (the same 3-gram alignment the evaluation uses
-for ground truth) and the per-block score is the share of the block found in that output.
+:func:`explain_page` runs one method on a page through :func:`blockdex.extract.run` and returns
+its :class:`blockdex.result.Result` (``Explanation`` is the same type): every block with whether it
+was kept and its score, plus the extracted result. A *predictor* chooses blocks itself; a
+*classic baseline* (``blockdex.baselines``) returns its own HTML, so its choice is shown by
+aligning its output text to blockdex's blocks (the same 3-gram alignment the evaluation uses for
+ground truth) and the per-block score is the share of the block found in that output.
 
 :func:`render_report` draws the block-explorer view — blocks in order, kept ones green, dropped
 ones red, each with index, tag and score, the method, and the Markdown result beside them — as a
@@ -15,103 +16,18 @@ from __future__ import annotations
 
 import argparse
 import html as html_lib
-import time
-from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from string import Template
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from blockdex.errors import UnknownPredictor, UnsupportedFormat
+from blockdex.extract import check_method, run
+from blockdex.extract import known_methods as known_methods  # (its old home)
 from blockdex.options import DEFAULT_OPTIONS, ExtractOptions, add_option_arguments
+from blockdex.result import Result
 
-if TYPE_CHECKING:
-    from blockdex.extract import Extractor
-    from blockdex.page import Page, Selection
-
-
-@dataclass(frozen=True, slots=True)
-class Explanation:
-    """One method's decision on one page, ready to render or serialise."""
-
-    page: Page
-    selection: Selection
-    method: str
-    kind: str
-    """``predictor`` (blocks chosen directly) or ``baseline`` (blocks aligned to its output)."""
-    baseline_html: str | None = None
-    """A baseline's own HTML (a predictor's is assembled from the blocks when asked for)."""
-    query: str | None = None
-    text: str | None = None
-    """The method's own plain text (baselines); predictors render it from the blocks."""
-    timings: dict[str, float] = field(default_factory=dict)
-    """Seconds per step."""
-
-    @property
-    def html(self) -> str:
-        """The extracted page as an HTML document."""
-        if self.baseline_html is not None:
-            return self.baseline_html
-        from blockdex.assemble import assemble_html
-
-        return assemble_html(self.page, self.selection)
-
-    @property
-    def markdown(self) -> str:
-        """Markdown of the result: for a predictor exactly what ``blockdex extract`` prints."""
-        from blockdex.render import html_to_markdown, selection_markdown
-
-        if self.kind == "predictor":
-            return selection_markdown(self.page, self.selection)
-        return html_to_markdown(self.html)
-
-    def render(self, fmt: str = "markdown") -> str | dict[str, Any]:
-        """The result in one of :data:`blockdex.render.FORMATS` (``json`` gives a dict)."""
-        from blockdex.render import FORMATS, selection_json, selection_text
-
-        if fmt == "markdown":
-            return self.markdown
-        if fmt == "html":
-            return self.html
-        if fmt == "text":
-            return self.text if self.text is not None else selection_text(self.page, self.selection)
-        if fmt == "json":
-            return selection_json(
-                self.page,
-                self.selection,
-                markdown=self.markdown,
-                query=self.query,
-                extra={"method": self.method, "query": self.query},
-            )
-        raise UnsupportedFormat(
-            f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}"
-        )
-
-    def block_rows(self) -> list[dict[str, Any]]:
-        """Every block with its decision (:func:`blockdex.render.block_rows`)."""
-        from blockdex.render import block_rows
-
-        return block_rows(self.page, self.selection)
-
-
-def known_methods() -> tuple[list[str], list[str]]:
-    """``(predictor names, baseline names)`` that :func:`explain_page` accepts."""
-    from blockdex.baselines import available_baselines
-    from blockdex.predict import available_predictors
-
-    return available_predictors(), available_baselines()
-
-
-def check_method(method: str | None) -> None:
-    """Raise :class:`UnknownPredictor` for a name that is neither a predictor nor a baseline."""
-    if method is None:
-        return
-    predictors, baselines = known_methods()
-    if method not in predictors and method not in baselines:
-        raise UnknownPredictor(
-            f"unknown method {method!r}; predictors: {', '.join(predictors) or 'none'}; "
-            f"classic methods: {', '.join(baselines) or 'none'} ('blockdex methods' lists them)"
-        )
+Explanation = Result
+"""One method's decision on one page (:class:`blockdex.result.Result`, under its old name)."""
 
 
 def explain_page(
@@ -120,70 +36,12 @@ def explain_page(
     *,
     url: str | None = None,
     content_type: str | None = None,
-) -> Explanation:
-    """Run the method ``options`` name (a predictor or classic baseline; None = the default) on
-    a page, as :func:`blockdex.extract.run` does for every door."""
-    from blockdex.baselines import BASELINES
-    from blockdex.extract import extractor_for, run
-
+) -> Result:
+    """Run the method ``options`` name (a predictor or classic method; None = the default) on
+    a page through :func:`blockdex.extract.run`, its blocks built with their markup whatever
+    the format (the report shows them and their Markdown)."""
     check_method(options.method)
-    query = options.query.strip() if options.has_query else None
-    if options.method is not None and options.method in BASELINES:
-        segmenter = extractor_for(
-            DEFAULT_OPTIONS.replace(links=options.links, images=options.images)
-        )
-        return _explain_baseline(data, options.method, query, url, content_type, segmenter)
-    # rendered in any format later: the blocks keep their markup
-    result = run(data, options.replace(format="markdown"), url=url, content_type=content_type)
-    return Explanation(
-        page=result.page,
-        selection=result.selection,
-        method=result.predictor,
-        kind="predictor",
-        query=result.query,
-        timings=dict(result.timings),
-    )
-
-
-def _explain_baseline(
-    data: str | bytes,
-    method: str,
-    query: str | None,
-    url: str | None,
-    content_type: str | None,
-    segmenter: Extractor,
-) -> Explanation:
-    from blockdex.baselines import get_baseline
-    from blockdex.evaluate.align import DEFAULT_ALIGN, block_labels
-    from blockdex.page import Selection
-    from blockdex.parse import decode_html
-
-    t0 = time.perf_counter()
-    page = segmenter.segment(data, url=url, content_type=content_type)
-    text_in = (
-        data
-        if isinstance(data, str)
-        else decode_html(data, content_type, segmenter.config.parse)[0]
-    )
-    t1 = time.perf_counter()
-    result = get_baseline(method).run(text_in, url=url, query=query)
-    t2 = time.perf_counter()
-    labels = block_labels(page, result.text)
-    scores = {b.index: s for b, s in zip(page.blocks, labels, strict=True)}
-    selection = Selection.from_indices(
-        (i for i, s in scores.items() if s >= DEFAULT_ALIGN.min_ngram_share), scores=scores
-    )
-    t3 = time.perf_counter()
-    return Explanation(
-        page=page,
-        selection=selection,
-        method=method,
-        kind="baseline",
-        baseline_html=result.html,
-        query=query,
-        text=result.text,
-        timings={"segment": t1 - t0, "baseline": t2 - t1, "align": t3 - t2},
-    )
+    return run(data, options.replace(format="markdown"), url=url, content_type=content_type)
 
 
 # -- the report --------------------------------------------------------------------------------
@@ -329,7 +187,7 @@ def render_report(explanation: Explanation, *, source: str | None = None) -> str
 def cmd_explain(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from blockdex.cli import read_input
+    from blockdex.cli import read_input  # the command line reads inputs; its command goes there
 
     data, url, ctype = read_input(args.source)
     options = ExtractOptions.from_args(args)

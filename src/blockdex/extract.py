@@ -1,4 +1,7 @@
-"""The pipeline in one place: parse → clean → segment → predict → assemble → render."""
+"""The pipeline in one place: parse → clean → segment → predict → assemble → render.
+
+:func:`run` is the one request path under every entry point, for predictors and classic methods
+alike; it returns a :class:`blockdex.result.Result`."""
 
 from __future__ import annotations
 
@@ -8,23 +11,26 @@ import html as html_lib
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from blockdex.assemble import assemble_html
-from blockdex.clean import DEFAULT_CLEAN, CleanConfig, clean_document
-from blockdex.errors import UnsupportedFormat
+from blockdex.baselines import BASELINES, available_baselines, get_baseline
+from blockdex.clean import DEFAULT_CLEAN, SCRIPTS_READ, CleanConfig, clean_document
+from blockdex.errors import UnknownPredictor, UnsupportedFormat
+from blockdex.evaluate.align import DEFAULT_ALIGN, block_labels
 from blockdex.intervals import cap_selection
 from blockdex.options import DEFAULT_OPTIONS, ExtractOptions
 from blockdex.page import Block, Page, Selection
-from blockdex.parse import DEFAULT_LIMITS, ParseLimits, parse_html
+from blockdex.parse import DEFAULT_LIMITS, ParseLimits, decode_html, parse_html
 from blockdex.predict import (
     DEFAULT_PREDICTOR,
     DEFAULT_QUERY_PREDICTOR,
     Predictor,
+    available_predictors,
     get_predictor,
 )
-from blockdex.render import FORMATS, page_headline, render, selection_json, selection_markdown
+from blockdex.render import FORMATS, page_headline
+from blockdex.result import Result
 from blockdex.segment import DEFAULT_SEGMENT, SegmentConfig, count_tokens, segment_document
 from blockdex.units import section_context
 
@@ -46,62 +52,8 @@ class ExtractConfig:
         return None if self.time_budget_s is None else start + self.time_budget_s
 
 
-@dataclass(frozen=True, slots=True)
-class Extraction:
-    """The result of running the pipeline on one page."""
-
-    page: Page
-    selection: Selection
-    predictor: str
-    query: str | None = None
-    timings: dict[str, float] = field(default_factory=dict)
-    text_only: bool = False
-    """The blocks were built without their HTML (``Extractor.run(output="text")``): the result
-    renders as text only."""
-
-    def _markup(self, fmt: str) -> None:
-        if self.text_only:
-            raise UnsupportedFormat(
-                f"this extraction was run for text output only; run it again without "
-                f"output='text' to render it as {fmt}"
-            )
-
-    @property
-    def html(self) -> str:
-        self._markup("html")
-        return assemble_html(self.page, self.selection)
-
-    @property
-    def markdown(self) -> str:
-        self._markup("markdown")
-        return selection_markdown(self.page, self.selection)
-
-    @property
-    def text(self) -> str:
-        return render(self.page, self.selection, "text")
-
-    def render(self, fmt: str = "markdown") -> str:
-        if fmt == "json":
-            import json
-
-            return json.dumps(self.to_json(), ensure_ascii=False, indent=2) + "\n"
-        if fmt in FORMATS and fmt != "text":  # an unknown format: render names it
-            self._markup(fmt)
-        return render(self.page, self.selection, fmt)
-
-    def to_json(self, include_blocks: bool = True) -> dict[str, Any]:
-        self._markup("json")
-        return selection_json(
-            self.page,
-            self.selection,
-            include_blocks=include_blocks,
-            query=self.query,
-            extra={
-                "predictor": self.predictor,
-                "query": self.query,
-                "timings_ms": {k: round(v * 1000, 3) for k, v in self.timings.items()},
-            },
-        )
+Extraction = Result
+"""The result of :meth:`Extractor.run` (:class:`blockdex.result.Result`, under its old name)."""
 
 
 class Extractor:
@@ -143,7 +95,9 @@ class Extractor:
     ) -> Page:
         """Parse, clean and segment a page into numbered blocks."""
         deadline = self.config.deadline(time.perf_counter())
-        doc = parse_html(html, url=url, content_type=content_type, limits=self.config.parse)
+        doc = parse_html(
+            html, url=url, content_type=content_type, limits=self.config.parse, scripts=SCRIPTS_READ
+        )
         clean_document(doc, self.config.clean)
         return segment_document(doc, self.config.segment, deadline=deadline)
 
@@ -155,7 +109,7 @@ class Extractor:
         query: str | None = None,
         content_type: str | None = None,
         output: str | None = None,
-    ) -> Extraction:
+    ) -> Result:
         """Run the whole pipeline and return the page, the selection and timings.
 
         ``output="text"`` says the result will be rendered as text only: the blocks' HTML is
@@ -168,7 +122,9 @@ class Extractor:
         predictor = self._resolve(self._query_spec if query else self._predictor_spec)
         text_only = output == "text" and getattr(predictor, "reads_markup", True) is False
         segment_cfg = _without_markup(self.config.segment) if text_only else self.config.segment
-        doc = parse_html(html, url=url, content_type=content_type, limits=self.config.parse)
+        doc = parse_html(
+            html, url=url, content_type=content_type, limits=self.config.parse, scripts=SCRIPTS_READ
+        )
         t1 = time.perf_counter()
         clean_document(doc, self.config.clean)
         t2 = time.perf_counter()
@@ -184,7 +140,7 @@ class Extractor:
             context = section_context(page, selection.indices, page_headline(page)[0])
             selection = dataclasses.replace(selection, context=context)
         t4 = time.perf_counter()
-        return Extraction(
+        return Result(
             page=page,
             selection=selection,
             predictor=getattr(predictor, "name", type(predictor).__name__),
@@ -212,7 +168,9 @@ class Extractor:
         2. A page whose HTML holds no readable text at all (an app shell that scripts fill in)
            but carries a description in its metadata: that description."""
         cfg = self.config
-        doc = parse_html(html, url=url, content_type=content_type, limits=cfg.parse)
+        doc = parse_html(
+            html, url=url, content_type=content_type, limits=cfg.parse, scripts=SCRIPTS_READ
+        )
         clean_document(doc, dataclasses.replace(cfg.clean, drop_hidden=False))
         shown = segment_document(doc, segment_cfg, deadline=deadline)
         if _readable_words(shown) > _readable_words(page):
@@ -339,12 +297,18 @@ def run(
     config: ExtractConfig | None = None,
     method_options: Mapping[str, Any] | None = None,
     extractor: Extractor | None = None,
-) -> Extraction:
-    """The one request path under every entry point: extract ``document`` as ``options`` ask.
+) -> Result:
+    """The one request path under every entry point: extract ``document`` as ``options`` ask,
+    with a predictor or a classic method (:data:`blockdex.baselines.BASELINES`).
 
     ``options`` are taken as validated (:meth:`ExtractOptions.validate`). ``config`` holds the
     pipeline's limits; ``extractor`` replaces the one the options name (a custom predictor, or
-    a caller's own pipeline: its options then only say the query and the format)."""
+    a caller's own pipeline: its options then only say the query and the format);
+    ``method_options`` are the method's own keyword options (a classic method's settings)."""
+    if extractor is None and options.method in BASELINES:
+        return _run_classic(
+            document, options.method, options, url, content_type, config, method_options
+        )
     ex = extractor if extractor is not None else extractor_for(options, config, method_options)
     result = ex.run(
         document, url=url, query=options.query, content_type=content_type, output=options.format
@@ -354,6 +318,66 @@ def run(
         if capped is not result.selection:
             result = dataclasses.replace(result, selection=capped)
     return result
+
+
+def _run_classic(
+    document: str | bytes,
+    method: str,
+    options: ExtractOptions,
+    url: str | None,
+    content_type: str | None,
+    config: ExtractConfig | None,
+    method_options: Mapping[str, Any] | None,
+) -> Result:
+    """A classic method's own output, with its choice of blocks: the page segmented as the
+    predictors see it, and each block kept when the method's text holds enough of it (the
+    3-gram alignment the evaluation uses for ground truth; its share is the block's score)."""
+    query = options.query.strip() if options.has_query else None
+    segmenter = extractor_for(
+        DEFAULT_OPTIONS.replace(links=options.links, images=options.images), config
+    )
+    t0 = time.perf_counter()
+    page = segmenter.segment(document, url=url, content_type=content_type)
+    text = (
+        document
+        if isinstance(document, str)
+        else decode_html(document, content_type, segmenter.config.parse)[0]
+    )
+    t1 = time.perf_counter()
+    output = get_baseline(method, **(method_options or {})).run(text, url=url, query=query)
+    t2 = time.perf_counter()
+    labels = block_labels(page, output.text)
+    scores = {b.index: s for b, s in zip(page.blocks, labels, strict=True)}
+    selection = Selection.from_indices(
+        (i for i, s in scores.items() if s >= DEFAULT_ALIGN.min_ngram_share), scores=scores
+    )
+    t3 = time.perf_counter()
+    return Result(
+        page=page,
+        selection=selection,
+        predictor=method,
+        query=query,
+        timings={"segment": t1 - t0, "baseline": t2 - t1, "align": t3 - t2},
+        classic=output,
+    )
+
+
+def known_methods() -> tuple[list[str], list[str]]:
+    """``(predictor names, classic method names)`` that :func:`run` accepts."""
+    return available_predictors(), available_baselines()
+
+
+def check_method(method: str | None) -> None:
+    """Raise :class:`UnknownPredictor` for a name that is neither a predictor nor a classic
+    method (None: the default predictor)."""
+    if method is None:
+        return
+    predictors, baselines = known_methods()
+    if method not in predictors and method not in baselines:
+        raise UnknownPredictor(
+            f"unknown method {method!r}; predictors: {', '.join(predictors) or 'none'}; "
+            f"classic methods: {', '.join(baselines) or 'none'} ('blockdex methods' lists them)"
+        )
 
 
 def extract(

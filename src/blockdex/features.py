@@ -496,30 +496,6 @@ def block_features(page: Page) -> np.ndarray:
     ).astype(np.float32, copy=False)
 
 
-def model_features(
-    page: Page, unit_columns: bool = False, item_columns: bool = False
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """Stage 1's input for ``page``: :func:`block_features`, then with ``unit_columns`` the
-    columns of :func:`blockdex.units.unit_columns` (``TrainConfig.unit_columns``), then with
-    ``item_columns`` those of :func:`blockdex.items.item_columns`; and the blocks' item slot
-    groups that stage 2 reads with item columns (None without)."""
-    X = block_features(page)
-    if not unit_columns and not item_columns:
-        return X, None
-    parts = [X]
-    groups = None
-    if unit_columns:
-        from blockdex.units import unit_columns as columns
-
-        parts.append(columns(page))
-    if item_columns:
-        from blockdex.items import item_columns as items
-
-        cols, groups = items(page)
-        parts.append(cols)
-    return np.ascontiguousarray(np.hstack(parts), dtype=np.float32), groups
-
-
 def _path_attr_ids(
     blocks: tuple[Block, ...],
 ) -> tuple[dict[str, int], np.ndarray, dict[str, int], np.ndarray]:

@@ -32,15 +32,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
-from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from blockdex.parse import check_minimums
+from blockdex.errors import check_minimums
+from blockdex.page import Block, ItemList, Page
 from blockdex.speedups import twin
-
-if TYPE_CHECKING:
-    from blockdex.page import Block, Page
 
 compiled = twin(__name__)
 """This module's compiled twin (``blockdex/_items_c.pyx``), or None: then the Python code runs."""
@@ -77,20 +74,6 @@ class ItemConfig:
 
 
 DEFAULT_ITEMS = ItemConfig()
-
-
-class ItemList(NamedTuple):
-    """Sibling elements of one template: ``items`` are ``(first, last)`` block indices."""
-
-    parent: int
-    """Element id of the items' parent (for a grid in rows, of the rows' parent)."""
-    depth: int
-    """Elements from the parent down to an item: 1, or 2 for a grid in rows (row, card)."""
-    signature: str
-    """The items' tag and class signature, as ``tag.class1.class2`` (digits folded)."""
-    items: tuple[tuple[int, int], ...]
-    words: int
-    """Words in the items' blocks."""
 
 
 @lru_cache(maxsize=8192)

@@ -866,7 +866,13 @@ def _item_page(page: Page, item: list[int], parent: int) -> Page:
                     )
                 break
         blocks.append(b)
-    return Page(blocks=tuple(blocks), title=page.title, url=page.url, images=page.images)
+    return Page(
+        blocks=tuple(blocks),
+        title=page.title,
+        url=page.url,
+        images=page.images,
+        facts=page.facts.fresh(),
+    )
 
 
 def _record_line(page: Page, item: list[int], parent: int) -> list[str]:

@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import html as html_lib
 import re
-from typing import TYPE_CHECKING
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-if TYPE_CHECKING:
-    from blockdex.parse import Document
+from blockdex.parse import Document
 
 TEX_ENCODINGS = ("application/x-tex", "text/x-tex", "application/x-latex", "tex", "latex")
 """``<annotation encoding=…>`` values that hold TeX (lower-cased)."""

@@ -1,5 +1,10 @@
 """The values that flow between the pipeline's steps: :class:`Block`, :class:`Page`, :class:`Selection`.
 
+A page's units (:class:`Unit`, :class:`ItemList`, :class:`Primary`) and its type
+(:class:`PageType`) are values of this module too; the steps that find them
+(:mod:`blockdex.units`, :mod:`blockdex.items`, :mod:`blockdex.pagetype`) run when the page is
+built (:func:`blockdex.segment.segment_document`), so this module imports nothing of blockdex.
+
 Blocks are numbered from **0** to ``n-1`` in document order. A :class:`Page` may be a slice of a
 larger page (a chunk sent to a model); its blocks keep their original indices, so a selection
 made on a chunk is valid for the whole page.
@@ -7,15 +12,10 @@ made on a chunk is valid for the whole page.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain as _concat
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from blockdex.items import ItemList
-    from blockdex.pagetype import PageType
-    from blockdex.units import Primary, Unit
+from typing import Any, NamedTuple
 
 Interval = tuple[int, int]
 """A closed interval of block indices ``(first, last)``."""
@@ -67,6 +67,143 @@ class Block:
         return f"[{self.index}] <{self.tag}{attrs}>{self.html}</{self.tag}>"
 
 
+class Unit(NamedTuple):
+    """An article or a section of a page: blocks ``start`` … ``end`` (indices, inclusive).
+
+    A named tuple: a page may have hundreds of sections, made at every segmentation."""
+
+    id: int
+    """Position in :attr:`blockdex.page.Page.units`."""
+    kind: str
+    """``article``, ``items`` (a list of records of one template: :mod:`blockdex.items`),
+    ``item`` (one record of such a list) or ``section``."""
+    start: int
+    end: int
+    heading: int | None = None
+    """Index of the unit's headline (article) or heading (section) block; None when it has none."""
+    title: str = ""
+    """The headline's or heading's text."""
+    level: int = 0
+    """The heading's level (1 for ``h1``); 0 when the unit has no heading."""
+    parent: int | None = None
+    """Id of the smallest unit that contains this one."""
+    source: str = ""
+    """Why it is a unit: the declaring tag or attribute (``article``, ``main``, ``itemtype``,
+    ``role``), ``repeated`` (one of several sibling containers of one tag and class, each with
+    a large share of the page's text), ``headlines`` (one of several runs that each open with a
+    headline of one level), ``heading`` (a section) or ``template`` (an item list or an item:
+    siblings of one tag and class signature)."""
+
+    def holds(self, index: int) -> bool:
+        """Whether block ``index`` lies in this unit."""
+        return self.start <= index <= self.end
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start + 1
+
+    def contains(self, other: Unit) -> bool:
+        return self.start <= other.start and other.end <= self.end
+
+    def to_json(self) -> dict[str, object]:
+        return self._asdict()
+
+
+class ItemList(NamedTuple):
+    """Sibling elements of one template: ``items`` are ``(first, last)`` block indices."""
+
+    parent: int
+    """Element id of the items' parent (for a grid in rows, of the rows' parent)."""
+    depth: int
+    """Elements from the parent down to an item: 1, or 2 for a grid in rows (row, card)."""
+    signature: str
+    """The items' tag and class signature, as ``tag.class1.class2`` (digits folded)."""
+    items: tuple[tuple[int, int], ...]
+    words: int
+    """Words in the items' blocks."""
+
+
+@dataclass(frozen=True, slots=True)
+class Primary:
+    """What the page's title says about its units."""
+
+    unit: int | None
+    """Id of the primary article unit; None when no article unit holds the titled headline."""
+    headline: int | None
+    """Index of the heading that best matches the page's title (None below ``UnitConfig.title_match``)."""
+    score: float
+    """That heading's match (0.0 … 1.0)."""
+    rivals: tuple[int, ...] = ()
+    """Ids of the article units that are other stories: each opens with its own headline, at the
+    primary headline's level or above, that does not name the page; outermost ones only."""
+
+
+NO_PRIMARY = Primary(None, None, 0.0)
+
+
+class PageType(NamedTuple):
+    """A page's type, the model's probability for it and for every type."""
+
+    label: str
+    """One of :data:`blockdex.pagetype.PAGE_TYPES`, or :data:`blockdex.pagetype.OTHER` when the model is not sure."""
+    confidence: float
+    """The probability of the most likely type (also when the label is ``other``)."""
+    scores: Mapping[str, float]
+    """Every type's probability (summing to 1)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "page_type": self.label,
+            "page_type_confidence": round(self.confidence, 4),
+        }
+
+
+class PageFacts:
+    """What later steps find about a page, worked out the first time it is read, then kept.
+
+    Its primary article (:func:`blockdex.units.find_primary`) and its type
+    (:func:`blockdex.pagetype.classify_page`: a forest over page-wide columns that only the
+    outputs showing it should pay for). The step that builds the page gives the two functions
+    (:func:`blockdex.segment.segment_document`), so this module imports nothing above it; the
+    cache is the builder's, and :class:`Page` stays frozen."""
+
+    __slots__ = ("_page_type", "_primary", "classify", "find_primary")
+
+    def __init__(
+        self,
+        find_primary: Callable[[Page], Primary] | None = None,
+        classify: Callable[[Page], PageType] | None = None,
+    ) -> None:
+        self.find_primary = find_primary
+        self.classify = classify
+        self._primary: Primary | None = None
+        self._page_type: PageType | None = None
+
+    def fresh(self) -> PageFacts:
+        """The same functions with nothing worked out yet: for another page made from this
+        one's blocks (:meth:`Page.slice`)."""
+        return PageFacts(self.find_primary, self.classify)
+
+    def primary(self, page: Page) -> Primary:
+        if self._primary is None:
+            self._primary = _worked_out(self.find_primary, page, "primary article")
+        return self._primary
+
+    def page_type(self, page: Page) -> PageType:
+        if self._page_type is None:
+            self._page_type = _worked_out(self.classify, page, "page type")
+        return self._page_type
+
+
+def _worked_out(compute: Callable[[Page], Any] | None, page: Page, what: str) -> Any:
+    if compute is None:
+        raise ValueError(
+            f"this page was built without a way to find its {what} "
+            "(blockdex.segment.segment_document builds pages with one)"
+        )
+    return compute(page)
+
+
 @dataclass(frozen=True, slots=True)
 class Page:
     """A segmented page: its numbered blocks plus page-level metadata."""
@@ -87,8 +224,8 @@ class Page:
     images: bool = False
     """Markdown writes kept images as ``![caption](url)`` (True) or leaves them out, keeping a
     figure's caption (False); set from :attr:`blockdex.segment.SegmentConfig.images`."""
-    _primary: Primary | None = field(default=None, init=False, repr=False, compare=False)
-    _page_type: PageType | None = field(default=None, init=False, repr=False, compare=False)
+    facts: PageFacts = field(default_factory=PageFacts, repr=False, compare=False)
+    """Works out :attr:`primary` and :attr:`page_type` on first use (:class:`PageFacts`)."""
 
     def __len__(self) -> int:
         return len(self.blocks)
@@ -139,11 +276,7 @@ class Page:
     def primary(self) -> Primary:
         """The heading that names the page, the primary article around it and its rivals
         (:func:`blockdex.units.find_primary`), worked out on first use."""
-        if self._primary is None:
-            from blockdex.units import find_primary
-
-            object.__setattr__(self, "_primary", find_primary(self))
-        return self._primary  # type: ignore[return-value]
+        return self.facts.primary(self)
 
     @property
     def primary_unit(self) -> Unit | None:
@@ -157,11 +290,7 @@ class Page:
         ``listing``, ``documentation``, ``service`` or ``other`` — with the model's confidence
         (:func:`blockdex.pagetype.classify_page`), worked out on first use: only the outputs
         that show it pay for it."""
-        if self._page_type is None:
-            from blockdex.pagetype import classify_page
-
-            object.__setattr__(self, "_page_type", classify_page(self))
-        return self._page_type  # type: ignore[return-value]
+        return self.facts.page_type(self)
 
     def tagged_text(self, indices: Iterable[int] | None = None) -> str:
         """Index-tagged lines for all blocks, or for the given block indices."""
@@ -171,7 +300,8 @@ class Page:
         return "\n".join(b.tagged() for b in self.blocks if b.index in wanted)
 
     def slice(self, start: int, stop: int) -> Page:
-        """Blocks at positions ``start:stop`` as a page of their own (indices preserved)."""
+        """Blocks at positions ``start:stop`` as a page of their own (indices preserved), with
+        the whole page's units (its primary article and type are its own)."""
         return Page(
             blocks=self.blocks[start:stop],
             title=self.title,
@@ -183,6 +313,7 @@ class Page:
             units=self.units,
             item_lists=self.item_lists,
             images=self.images,
+            facts=self.facts.fresh(),
         )
 
     def text(self) -> str:

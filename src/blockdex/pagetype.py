@@ -47,15 +47,14 @@ from functools import lru_cache
 from importlib import resources
 from itertools import accumulate, chain
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
 
 from blockdex.errors import BlockdexError
-
-if TYPE_CHECKING:
-    from blockdex.page import Block, Page
+from blockdex.forest import Forest
+from blockdex.page import Block, Page, PageType
 
 PAGE_TYPES = ("article", "forum", "product", "collection", "listing", "documentation", "service")
 """The types the model tells apart (wcxb's seven), in the model's class order."""
@@ -307,23 +306,6 @@ class PageTypeConfig:
 
 
 DEFAULT_PAGE_TYPE = PageTypeConfig()
-
-
-class PageType(NamedTuple):
-    """A page's type, the model's probability for it and for every type."""
-
-    label: str
-    """One of :data:`PAGE_TYPES`, or :data:`OTHER` when the model is not sure."""
-    confidence: float
-    """The probability of the most likely type (also when the label is ``other``)."""
-    scores: Mapping[str, float]
-    """Every type's probability (summing to 1)."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "page_type": self.label,
-            "page_type_confidence": round(self.confidence, 4),
-        }
 
 
 # -- the columns -------------------------------------------------------------------------------
@@ -595,8 +577,6 @@ class PageTypeModel:
     FORMAT = "blockdex-page-type-model"
 
     def __init__(self, spec: dict[str, Any]) -> None:
-        from blockdex.predict.content import Forest
-
         if spec.get("format") != self.FORMAT:
             raise BlockdexError("not a blockdex page-type model (missing format marker)")
         if tuple(spec.get("features", ())) != FEATURE_NAMES:

@@ -14,12 +14,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import islice
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from blockdex.cliargs import setting_name
-from blockdex.errors import EmptyInput, NotHTML, PageTooLarge
+from blockdex.errors import EmptyInput, NotHTML, PageTooLarge, check_minimums, setting_name
 from blockdex.speedups import lexbor, twin
 
 compiled = twin(__name__)
@@ -61,16 +61,6 @@ class ParseLimits:
         if self.max_control_ratio > 1.0:
             raise ValueError(
                 f"ParseLimits.max_control_ratio must be at most 1, not {self.max_control_ratio}"
-            )
-
-
-def check_minimums(config: object, minimums: dict[str, float]) -> None:
-    """Raise ValueError naming the first field of ``config`` below its minimum."""
-    for name, least in minimums.items():
-        value = getattr(config, name)
-        if not value >= least:  # (NaN too)
-            raise ValueError(
-                f"{type(config).__name__}.{name} must be at least {least:g}, not {value}"
             )
 
 
@@ -257,7 +247,8 @@ class Document:
     )
     """The page's scripts with text as ``(type, id, code, needles)``, found by the walk after
     parsing (code only of those the cleaner may read; needles: a mask, bit ``g`` when the code
-    may hold a needle of ``SCRIPT_NEEDLE_GROUPS[g]``); None when that walk did not run (the
+    may hold a needle of group ``g`` of :class:`ScriptsToKeep`); None when that walk did not run,
+    or was not asked for them (the
     cleaner then walks the tree itself)."""
     parsed_json: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
     """Script texts already given to ``json.loads`` and what came out (the metadata reader
@@ -270,22 +261,15 @@ class Document:
     parsing found; None when that walk did not run (the cleaner then looks itself)."""
 
 
-# Scripts the cleaner reads (blockdex.clean's script rescue): framework state by element id or
-# by variable name, and scripts that write HTML. The page walk after parsing (``page_survey``)
-# keeps the code of those only.
-STATE_SCRIPT_IDS = frozenset({"__NEXT_DATA__", "__NUXT_DATA__", "__APOLLO_STATE__", "ng-state"})
-STATE_NAMES = (
-    "__INITIAL_STATE__",
-    "__PRELOADED_STATE__",
-    "__NUXT__",
-    "__APOLLO_STATE__",
-    "__DATA__",
-)
-HTML_WRITES = ("document.write", ".innerHTML")
-SCRIPT_NEEDLE_GROUPS = (STATE_NAMES, HTML_WRITES)
-"""What makes a script worth reading, in two groups: framework state (the value 1 in a script's
-needle mask, :attr:`Document.scripts`) and HTML written by the script (the value 2)."""
-_SCRIPT_NEEDLE_BYTES = tuple(tuple(n.encode() for n in group) for group in SCRIPT_NEEDLE_GROUPS)
+class ScriptsToKeep(NamedTuple):
+    """Which scripts the walk after parsing keeps the code of, for the step that reads them
+    (:data:`blockdex.clean.SCRIPTS_READ`, the cleaner's script rescue): those with one of
+    ``ids``, and those whose code holds a needle of a group of ``needles`` (bit ``g`` of a
+    script's mask for group ``g``, at most 32 groups)."""
+
+    ids: frozenset[str]
+    needles: tuple[tuple[bytes, ...], ...]
+
 
 BAD_JSON = object()
 
@@ -515,7 +499,10 @@ too deep."""
 
 
 def _survey(
-    tree: LexborHTMLParser, limits: ParseLimits, check_depth: bool = False
+    tree: LexborHTMLParser,
+    limits: ParseLimits,
+    scripts: ScriptsToKeep | None,
+    check_depth: bool = False,
 ) -> tuple[bool, list, list, bool] | None:
     """One compiled walk after parsing: whether a raw-text element may have swallowed markup
     (:func:`repair_swallowed_markup`), the metadata rows (:func:`_meta_rows`), the scripts
@@ -530,8 +517,8 @@ def _survey(
         root.mem_id,
         _SWALLOWING,
         limits.swallowed_chars,
-        _SCRIPT_NEEDLE_BYTES,
-        STATE_SCRIPT_IDS,
+        scripts.needles if scripts is not None else (),
+        scripts.ids if scripts is not None else frozenset(),
         limits.max_depth if check_depth else -1,
     )
     return _TOO_DEEP if survey is None else survey
@@ -561,10 +548,13 @@ def parse_html(
     url: str | None = None,
     content_type: str | None = None,
     limits: ParseLimits = DEFAULT_LIMITS,
+    scripts: ScriptsToKeep | None = None,
 ) -> Document:
     """Parse a page. Accepts bytes (encoding detected) or already-decoded text. Without a
     ``url`` the page's own (:func:`declared_address`) is its address: links and images are made
-    absolute against it, and every output names it."""
+    absolute against it, and every output names it. With ``scripts`` (the cleaner's
+    :data:`blockdex.clean.SCRIPTS_READ`), the walk after parsing keeps the code of those scripts
+    in :attr:`Document.scripts`; without, the cleaner finds them itself."""
     if isinstance(html, bytes | bytearray | memoryview):
         text, encoding = decode_html(bytes(html), content_type, limits)
     elif isinstance(html, str):
@@ -584,11 +574,11 @@ def parse_html(
     # is what parse_bounded does.
     survey_walk = lexbor(compiled) is not None
     tree, text, warnings, depth_unchecked = _parse_first(text, limits, not survey_walk)
-    survey = _survey(tree, limits, depth_unchecked)
+    survey = _survey(tree, limits, scripts, depth_unchecked)
     if survey is _TOO_DEEP:
         text, warnings = bound_markup(text, limits)
         tree = _lexbor_parse(text)
-        survey = _survey(tree, limits)
+        survey = _survey(tree, limits, scripts)
     repaired = None
     if survey is None or survey[0]:  # an element holds enough text to have swallowed markup
         repaired = repair_swallowed_markup(tree, text, limits, suspected=survey is not None)
@@ -597,7 +587,7 @@ def parse_html(
         tree, text, more = parse_bounded(text, limits)  # the freed markup obeys them too
         warnings.extend(w for w in more if w not in warnings)
         warnings.append(f"an unclosed <{tag}> held the page's markup as text; it was closed")
-        survey = _survey(tree, limits)
+        survey = _survey(tree, limits, scripts)
     parsed_json: dict[str, object] = {}
     rows = survey[1] if survey is not None else None
     title, meta = read_metadata(tree, limits.max_meta_chars, parsed_json, rows)
@@ -609,7 +599,7 @@ def parse_html(
         encoding=encoding,
         html_chars=len(text),
         warnings=warnings,
-        scripts=survey[2] if survey is not None else None,
+        scripts=survey[2] if survey is not None and scripts is not None else None,
         parsed_json=parsed_json,
         has_math=survey[3] if survey is not None else None,
     )

@@ -41,13 +41,14 @@ from urllib.parse import urljoin, urlsplit
 
 from selectolax.lexbor import LexborNode
 
+from blockdex import pagetype
 from blockdex.cjk import WORD_PATTERN
-from blockdex.cliargs import setting_name
+from blockdex.errors import check_minimums, setting_name
 from blockdex.items import find_item_lists
-from blockdex.page import Block, Page
-from blockdex.parse import Document, check_minimums, parse_bounded
+from blockdex.page import Block, Page, PageFacts
+from blockdex.parse import Document, parse_bounded
 from blockdex.speedups import lexbor, twin
-from blockdex.units import page_units
+from blockdex.units import find_primary, page_units
 
 compiled = twin(__name__)
 """This module's compiled twin (``blockdex/_segment_c.pyx``), or None: then the Python code runs."""
@@ -119,6 +120,9 @@ _SEGMENT_MINIMUMS = {
 }
 DEFAULT_SEGMENT = SegmentConfig()
 
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+"""The heading tags, in level order."""
+
 BLOCK_TAGS = frozenset(
     [
         "address",
@@ -140,12 +144,7 @@ BLOCK_TAGS = frozenset(
         "footer",
         "form",
         "frameset",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
+        *HEADINGS,
         "header",
         "hgroup",
         "hr",
@@ -187,7 +186,7 @@ tables and no other block content. Its cells are walked like divs (each nested t
 blocks of their own), but the blocks keep the outer table, row and cell in their chain, so the
 writers can put the row together again (Markdown flattens the nested table into the cell)."""
 _ROW_LAYOUT_SELECTOR = ",".join(sorted(ROW_INNER_TAGS - NESTED_TABLE_TAGS))
-HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+HEADING_TAGS = frozenset(HEADINGS)
 # Elements whose nesting the assembler rebuilds (lists, tables, quotes, headings …).
 STRUCTURAL_TAGS = frozenset(
     [
@@ -204,12 +203,7 @@ STRUCTURAL_TAGS = frozenset(
         "figcaption",
         "details",
         "summary",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
+        *HEADINGS,
         "caption",
     ]
 )
@@ -1433,4 +1427,5 @@ def segment_document(
         units=page_units(root, blocks, item_lists=item_lists),
         item_lists=tuple(item_lists),
         images=cfg.images,
+        facts=PageFacts(find_primary, pagetype.classify_page),  # looked up per page: swappable
     )

@@ -35,6 +35,7 @@ TWINS = (
     "blockdex.predict.content",
     "blockdex.units",
     "blockdex.items",
+    "blockdex.forest",
 )
 """The modules that have a compiled twin (each calls :func:`twin`; a test checks the list)."""
 
@@ -75,7 +76,7 @@ def lexbor_ready() -> bool:
     if _disabled():
         return False
     try:
-        from blockdex import _lexbor_c
+        from blockdex import _lexbor_c  # optional: built only where a C compiler was
     except ImportError:
         return False
     return bool(_lexbor_c.lexbor_ready())

@@ -27,25 +27,33 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from blockdex.errors import BlockdexError, MissingExtra
+from blockdex.boosting import TrainResult, export_booster, lgb_params
+from blockdex.errors import BlockdexError, MissingExtra, check_minimums
 from blockdex.evaluate.align import block_labels
 from blockdex.evaluate.datasets import EvalPage, load_dataset, split_of
 from blockdex.evaluate.metrics import word_tokens
+from blockdex.extract import Extractor
 from blockdex.features import (
     CONTEXT_NAMES,
     FEATURE_NAMES,
     block_groups,
     context_features,
-    model_features,
 )
 from blockdex.items import ITEM_COLUMN_NAMES, ITEM_CONTEXT_NAMES, slot_means
-from blockdex.parse import check_minimums
+from blockdex.predict.content import model_features
+from blockdex.train_page_type import (
+    PAGE_TYPE_DATASETS,
+    PageTypeTrainConfig,
+    confusion_markdown,
+    train_page_type,
+)
+from blockdex.units import UNIT_COLUMN_NAMES
 
 SHIPPED_DATASETS = ("scrapinghub-aeb", "wcxb", "trafilatura-eval", "webmainbench-samples")
 """Datasets whose licences allow shipping a model trained on them (l3s-gn1 is research-only)."""
@@ -130,12 +138,6 @@ class PageData:
     """Each block's item slot group (:func:`blockdex.items.item_columns`), with item columns."""
 
 
-@dataclass(slots=True)
-class TrainResult:
-    model: dict[str, Any]
-    report: dict[str, Any] = field(default_factory=dict)
-
-
 def _snippet_labels(seg: Any, page: EvalPage) -> tuple[np.ndarray, np.ndarray] | None:
     """Labels from must-have/must-not-have snippets: only blocks holding one are labelled."""
     norm = [" ".join(b.text.lower().split()) for b in seg.blocks]
@@ -207,8 +209,6 @@ def collect(
     ``item_columns`` :func:`blockdex.items.item_columns`."""
     from tqdm import tqdm
 
-    from blockdex.extract import Extractor
-
     ex = Extractor("all")
     out: list[PageData] = []
     for name in datasets:
@@ -236,27 +236,6 @@ def _weights(data: list[PageData], cfg: TrainConfig) -> np.ndarray:
             w = np.where(d.labelled, w, 0.0)
         ws.append(w)
     return np.concatenate(ws)
-
-
-def lgb_params(cfg: Any, seed: int) -> dict[str, Any]:
-    """LightGBM's settings from a training config's ``learning_rate``, ``num_leaves``,
-    ``max_depth``, ``min_child_samples``, ``feature_fraction`` and ``bagging_fraction``
-    (:class:`TrainConfig`, or the page type's), for a binary objective."""
-    return {
-        "objective": "binary",
-        "learning_rate": cfg.learning_rate,
-        "num_leaves": cfg.num_leaves,
-        "max_depth": cfg.max_depth,
-        "min_child_samples": cfg.min_child_samples,
-        "feature_fraction": cfg.feature_fraction,
-        "bagging_fraction": cfg.bagging_fraction,
-        "bagging_freq": 1,
-        "seed": seed,
-        "num_threads": 2,
-        "verbose": -1,
-        "deterministic": True,
-        "force_row_wise": True,
-    }
 
 
 def _fit(X: np.ndarray, y: np.ndarray, w: np.ndarray, cfg: TrainConfig, seed: int) -> Any:
@@ -371,65 +350,6 @@ def stage2_context(prob: np.ndarray, d: PageData) -> np.ndarray:
     return np.hstack([ctx, slot_means(prob, d.slots)])
 
 
-def export_booster(booster: Any) -> dict[str, Any]:
-    """LightGBM trees → flat arrays: per node feature, threshold, children; leaves self-loop."""
-    return export_trees(booster.dump_model()["tree_info"])
-
-
-def export_classes(booster: Any) -> list[dict[str, Any]]:
-    """A LightGBM multiclass model → one forest of flat arrays per class (in class order), each
-    summing to that class's raw score: the dump holds an iteration's trees class after class,
-    so tree ``i`` belongs to class ``i % num_class``."""
-    dump = booster.dump_model()
-    k = int(dump.get("num_tree_per_iteration", dump.get("num_class", 1)))
-    return [export_trees(dump["tree_info"][c::k]) for c in range(k)]
-
-
-def export_trees(tree_info: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Trees of a LightGBM dump (``dump_model()["tree_info"]``) → flat arrays (see
-    :func:`export_booster`)."""
-    feat: list[int] = []
-    thr: list[float] = []
-    left: list[int] = []
-    right: list[int] = []
-    value: list[float] = []
-    roots: list[int] = []
-    depth = 0
-
-    def add(node: dict[str, Any], d: int) -> int:
-        nonlocal depth
-        me = len(feat)
-        feat.append(0)
-        thr.append(0.0)
-        left.append(me)
-        right.append(me)
-        value.append(0.0)
-        if "leaf_value" in node or "split_feature" not in node:
-            value[me] = float(node.get("leaf_value", 0.0))
-            thr[me] = float("inf")
-            depth = max(depth, d)
-            return me
-        if node.get("decision_type", "<=") != "<=":
-            raise ValueError(f"unsupported split type {node.get('decision_type')}")
-        feat[me] = int(node["split_feature"])
-        thr[me] = float(node["threshold"])
-        left[me] = add(node["left_child"], d + 1)
-        right[me] = add(node["right_child"], d + 1)
-        return me
-
-    for tree in tree_info:
-        roots.append(add(tree["tree_structure"], 0))
-    return {
-        "feature": feat,
-        "threshold": thr,
-        "left": left,
-        "right": right,
-        "value": value,
-        "roots": roots,
-        "depth": depth,
-    }
-
-
 def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
     """Train both stages on ``data`` (collected from ``cfg.datasets`` when not given)."""
     try:
@@ -469,8 +389,6 @@ def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
     imp = stage2.feature_importance("gain")
     stage1_names = list(FEATURE_NAMES)
     if cfg.unit_columns:
-        from blockdex.units import UNIT_COLUMN_NAMES
-
         stage1_names += UNIT_COLUMN_NAMES
     context_names = list(CONTEXT_NAMES)
     if cfg.item_columns:
@@ -561,13 +479,6 @@ def _dataset_names(spec: str) -> tuple[str, ...]:
 
 
 def _cmd_train_page_type(args: argparse.Namespace) -> int:
-    from blockdex.train_page_type import (
-        PAGE_TYPE_DATASETS,
-        PageTypeTrainConfig,
-        confusion_markdown,
-        train_page_type,
-    )
-
     defaults = PageTypeTrainConfig()
     try:
         cfg = PageTypeTrainConfig(

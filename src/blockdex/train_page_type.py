@@ -28,11 +28,11 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from blockdex.errors import BlockdexError, MissingExtra
+from blockdex.boosting import TrainResult, export_classes, lgb_params
+from blockdex.errors import BlockdexError, MissingExtra, check_minimums
 from blockdex.evaluate.datasets import load_dataset, split_of
+from blockdex.extract import Extractor
 from blockdex.pagetype import FEATURE_NAMES, PAGE_TYPES, PageTypeModel, page_type_features
-from blockdex.parse import check_minimums
-from blockdex.train import TrainResult, export_classes, lgb_params
 
 PAGE_TYPE_DATASETS = ("wcxb",)
 """Datasets whose pages carry a page type."""
@@ -86,8 +86,6 @@ def collect_page_types(cfg: PageTypeTrainConfig, progress: bool = True) -> Label
     """Segment and describe every typed page of ``cfg.datasets`` (untyped pages are skipped)."""
     from tqdm import tqdm
 
-    from blockdex.extract import Extractor
-
     ex = Extractor()
     rows: list[np.ndarray] = []
     labels: list[int] = []
@@ -119,7 +117,7 @@ def collect_page_types(cfg: PageTypeTrainConfig, progress: bool = True) -> Label
 
 
 def _params(cfg: PageTypeTrainConfig, seed: int) -> dict[str, Any]:
-    """The content model's LightGBM settings (:func:`blockdex.train.lgb_params`), multiclass."""
+    """The content model's LightGBM settings (:func:`blockdex.boosting.lgb_params`), multiclass."""
     return {**lgb_params(cfg, seed), "objective": "multiclass", "num_class": len(PAGE_TYPES)}
 
 

@@ -38,21 +38,20 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, repeat
 from operator import attrgetter
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
 
 from blockdex.cjk import WORD_PATTERN
-from blockdex.items import ItemList, item_units
-from blockdex.parse import check_minimums
+from blockdex.errors import check_minimums
+from blockdex.features import stopwords
+from blockdex.items import item_units
+from blockdex.page import NO_PRIMARY, Block, ItemList, Page, Primary, Unit
 from blockdex.speedups import lexbor, twin
 
 compiled = twin(__name__)
 """This module's compiled twin (``blockdex/_units_c.pyx``), or None: then the Python code runs."""
-
-if TYPE_CHECKING:
-    from blockdex.page import Block, Page
 
 HEADING_LEVELS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 ARTICLE_ITEMTYPE_RE = re.compile(r"(?:Article|Posting|Report)\b", re.I)
@@ -107,48 +106,6 @@ _UNIT_MINIMUMS = {
     "site_name_words": 0,
 }
 DEFAULT_UNITS = UnitConfig()
-
-
-class Unit(NamedTuple):
-    """An article or a section of a page: blocks ``start`` … ``end`` (indices, inclusive).
-
-    A named tuple: a page may have hundreds of sections, made at every segmentation."""
-
-    id: int
-    """Position in :attr:`blockdex.page.Page.units`."""
-    kind: str
-    """``article``, ``items`` (a list of records of one template: :mod:`blockdex.items`),
-    ``item`` (one record of such a list) or ``section``."""
-    start: int
-    end: int
-    heading: int | None = None
-    """Index of the unit's headline (article) or heading (section) block; None when it has none."""
-    title: str = ""
-    """The headline's or heading's text."""
-    level: int = 0
-    """The heading's level (1 for ``h1``); 0 when the unit has no heading."""
-    parent: int | None = None
-    """Id of the smallest unit that contains this one."""
-    source: str = ""
-    """Why it is a unit: the declaring tag or attribute (``article``, ``main``, ``itemtype``,
-    ``role``), ``repeated`` (one of several sibling containers of one tag and class, each with
-    a large share of the page's text), ``headlines`` (one of several runs that each open with a
-    headline of one level), ``heading`` (a section) or ``template`` (an item list or an item:
-    siblings of one tag and class signature)."""
-
-    def holds(self, index: int) -> bool:
-        """Whether block ``index`` lies in this unit."""
-        return self.start <= index <= self.end
-
-    @property
-    def size(self) -> int:
-        return self.end - self.start + 1
-
-    def contains(self, other: Unit) -> bool:
-        return self.start <= other.start and other.end <= self.end
-
-    def to_json(self) -> dict[str, object]:
-        return self._asdict()
 
 
 # -- words and titles --------------------------------------------------------------------------
@@ -688,24 +645,6 @@ def _headline(
 # -- the primary article -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Primary:
-    """What the page's title says about its units."""
-
-    unit: int | None
-    """Id of the primary article unit; None when no article unit holds the titled headline."""
-    headline: int | None
-    """Index of the heading that best matches the page's title (None below ``title_match``)."""
-    score: float
-    """That heading's match (0.0 … 1.0)."""
-    rivals: tuple[int, ...] = ()
-    """Ids of the article units that are other stories: each opens with its own headline, at the
-    primary headline's level or above, that does not name the page; outermost ones only."""
-
-
-NO_PRIMARY = Primary(None, None, 0.0)
-
-
 def find_primary(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> Primary:
     """The heading that best matches the page's title sources (:func:`title_sources`), the
     primary article around it (the outermost article unit holding it and no rival) and the
@@ -838,11 +777,7 @@ def content_counts(text: str) -> Counter[str]:
     return counts
 
 
-@lru_cache(maxsize=1)
-def _stop_words() -> frozenset[str]:
-    from blockdex.features import stopwords
-
-    return stopwords()
+_stop_words = stopwords
 
 
 def _cosine(a: Counter[str], b: Counter[str]) -> float:

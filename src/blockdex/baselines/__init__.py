@@ -10,12 +10,11 @@ from __future__ import annotations
 import html as html_lib
 import importlib
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from blockdex.clean import keep_content_noscripts
 from blockdex.errors import BlockdexError, UnknownPredictor
-
-if TYPE_CHECKING:
-    from blockdex.parse import Document
+from blockdex.parse import Document, parse_html
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,9 +31,6 @@ class BaselineResult:
 def parse_page(html: str | bytes, url: str | None, keep_noscripts: bool) -> Document:
     """The page parsed as every classic method starts from it: within blockdex's parse limits,
     and with content-holding ``<noscript>`` unwrapped when ``keep_noscripts``."""
-    from blockdex.clean import keep_content_noscripts
-    from blockdex.parse import parse_html
-
     doc = parse_html(html, url=url)
     if keep_noscripts:
         keep_content_noscripts(doc)

@@ -15,6 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from blockdex.baselines import BaselineResult
+from blockdex.embed import shared_encoder
+from blockdex.extract import Extractor
+from blockdex.predict.relevance import bm25_scores, terms
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +63,6 @@ class _ChunkRerank:
     def run(
         self, html: str | bytes, *, url: str | None = None, query: str | None = None
     ) -> BaselineResult:
-        from blockdex.extract import Extractor
-
         result = Extractor("all").run(html, url=url)
         chunks = markdown_chunks(result.markdown, self.config.chunk_words)
         if not chunks:
@@ -89,8 +90,6 @@ class ChunkBM25(_ChunkRerank):
     name = "chunk-bm25"
 
     def scores(self, chunks: list[str], query: str) -> np.ndarray:
-        from blockdex.predict.relevance import bm25_scores, terms
-
         return bm25_scores([terms(c) for c in chunks], terms(query))
 
 
@@ -98,7 +97,5 @@ class ChunkEmbed(_ChunkRerank):
     name = "chunk-embed"
 
     def scores(self, chunks: list[str], query: str) -> np.ndarray:
-        from blockdex.embed import shared_encoder
-
         vecs = shared_encoder().encode([query, *chunks])
         return vecs[1:] @ vecs[0]

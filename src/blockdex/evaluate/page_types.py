@@ -21,10 +21,9 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from blockdex.evaluate.bench import PageRecord
+from blockdex.evaluate.records import PageRecord
 
 ALL_TYPES = "all"
 """The row of every typed page together."""

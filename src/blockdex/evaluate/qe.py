@@ -42,6 +42,8 @@ from blockdex.errors import BlockdexError
 from blockdex.evaluate.align import block_labels
 from blockdex.evaluate.datasets import EvalPage, load_dataset, split_of
 from blockdex.evaluate.metrics import word_tokens
+from blockdex.extract import Extractor
+from blockdex.features import stopwords
 from blockdex.predict.structure import DEFINITION_RE
 
 HEADING_TAGS = {"h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -79,8 +81,6 @@ DEFAULT_QE = QEConfig()
 
 
 def _stopwords() -> frozenset[str]:
-    from blockdex.features import stopwords
-
     return stopwords()
 
 
@@ -198,8 +198,6 @@ def _has_structure(html: str) -> bool:
 def _structured_of(
     page: EvalPage, cfg: QEConfig, rng: random.Random
 ) -> list[tuple[str, str, tuple[str, ...], str]]:
-    from blockdex.extract import Extractor
-
     seg = Extractor("all").segment(page.html, url=page.url)
     content = [s >= 0.5 for s in block_labels(seg, page.ground_truth or "")]
     return _structured_questions(seg, content, cfg, rng)
@@ -208,8 +206,6 @@ def _structured_of(
 def _sections(
     page: EvalPage, cfg: QEConfig, rng: random.Random | None = None
 ) -> tuple[str, list[tuple[str, str]], frozenset[str], str, list]:
-    from blockdex.extract import Extractor
-
     seg = Extractor("all").segment(page.html, url=page.url)
     labels = block_labels(seg, page.ground_truth or "")
     content = [s >= 0.5 for s in labels]

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from blockdex.errors import (
     BlockdexError,
@@ -28,12 +28,10 @@ from blockdex.errors import (
     UnsafeURL,
     UnsupportedFormat,
 )
-from blockdex.fetch import DEFAULT_FETCH, FetchConfig
-from blockdex.options import DEFAULT_OPTIONS
-
-if TYPE_CHECKING:
-    from blockdex.extract import Extraction, Extractor
-    from blockdex.predict import Predictor
+from blockdex.extract import Extraction, Extractor, extractor_for, options_config, run
+from blockdex.fetch import DEFAULT_FETCH, FetchConfig, fetch_url
+from blockdex.options import DEFAULT_OPTIONS, ExtractOptions
+from blockdex.predict import Predictor
 
 log = logging.getLogger("blockdex.integrations")
 
@@ -178,9 +176,6 @@ class PageExtractor:
         on_error: str = "raise",
         **options: Any,
     ) -> None:
-        from blockdex.extract import Extractor, extractor_for, options_config
-        from blockdex.options import ExtractOptions
-
         if on_error not in ON_ERROR:
             raise BlockdexError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
         custom = predictor is not None and not isinstance(predictor, str)
@@ -233,16 +228,12 @@ class PageExtractor:
     ) -> ExtractedPage:
         """Extract from HTML in hand; ``url`` resolves links and is reported as ``url``.
         ``query`` is the run's (see :meth:`run_query`)."""
-        from blockdex.extract import run
-
         options = self.options.replace(query=query)
         result = run(html, options, url=url, content_type=content_type, extractor=self.extractor)
         return ExtractedPage(result.render(options.format), page_metadata(result, source))
 
     def extract_url(self, url: str, *, query: str | None = None) -> ExtractedPage:
         """Fetch ``url`` (under :attr:`fetch_config`) and extract from it."""
-        from blockdex.fetch import fetch_url
-
         try:
             fetched = fetch_url(str(url).strip(), self.fetch_config)
         except UnsafeURL as exc:

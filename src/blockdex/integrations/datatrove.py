@@ -25,11 +25,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from blockdex.errors import BlockdexError, MissingExtra
+from blockdex.extract import run
+from blockdex.options import ExtractOptions, option_fields
+
 try:
     from datatrove.pipeline.extractors.base import BaseExtractor
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    from blockdex.errors import MissingExtra
-
     raise MissingExtra("datatrove", "datatrove", "The datatrove integration") from exc
 
 
@@ -49,8 +51,6 @@ class BlockdexExtractor(BaseExtractor):
     ) -> None:
         """``options`` are those of :class:`~blockdex.options.ExtractOptions` (``links``,
         ``max_tokens`` …); any other keyword goes to the predictor itself (``threshold=0.5``)."""
-        from blockdex.options import ExtractOptions, option_fields
-
         super().__init__(timeout=timeout)
         names = {f.name for f in option_fields()}
         self.options = ExtractOptions.from_kwargs(
@@ -62,9 +62,6 @@ class BlockdexExtractor(BaseExtractor):
         self.method_options = {k: v for k, v in options.items() if k not in names}
 
     def extract(self, text: str) -> str:
-        from blockdex.errors import BlockdexError
-        from blockdex.extract import run
-
         try:  # the pipeline is built in the sandbox process, once
             result = run(text, self.options, method_options=self.method_options)
             return result.render(self.options.format)

@@ -39,14 +39,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from blockdex.errors import MissingExtra
 
 try:
     from langchain_core.document_loaders import BaseLoader
     from langchain_core.documents import BaseDocumentTransformer, Document
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    from blockdex.errors import MissingExtra
-
     raise MissingExtra("langchain-core", "langchain", "The LangChain integration") from exc
 
 from blockdex.integrations._pages import (
@@ -56,11 +56,6 @@ from blockdex.integrations._pages import (
     as_sources,
     http_url,
 )
-
-if TYPE_CHECKING:
-    from blockdex.extract import Extractor
-    from blockdex.fetch import FetchConfig
-    from blockdex.predict import Predictor
 
 __all__ = ["BlockdexLoader", "BlockdexTransformer"]
 
@@ -76,31 +71,13 @@ class BlockdexLoader(BaseLoader):
     extraction options (``links``, ``comments=False``, ``max_tokens`` …) are those of
     :func:`blockdex.extract`; or pass a configured ``extractor`` instead.
     ``fetch_config`` sets the fetcher's address policy and limits; ``on_error`` is ``"raise"``,
-    ``"skip"`` or ``"record"`` (see the module docs).
+    ``"skip"`` or ``"record"`` (see the module docs). These keywords are
+    :class:`~blockdex.integrations._pages.PageExtractor`'s.
     """
 
-    def __init__(
-        self,
-        sources: Source | Iterable[Source],
-        *,
-        query: str | None = None,
-        output: str = "markdown",
-        predictor: str | Predictor | None = None,
-        extractor: Extractor | None = None,
-        fetch_config: FetchConfig | None = None,
-        on_error: str = "raise",
-        **options: Any,
-    ) -> None:
+    def __init__(self, sources: Source | Iterable[Source], **settings: Any) -> None:
         self.sources = as_sources(sources)
-        self.pages = PageExtractor(
-            query=query,
-            output=output,
-            predictor=predictor,
-            extractor=extractor,
-            fetch_config=fetch_config,
-            on_error=on_error,
-            **options,
-        )
+        self.pages = PageExtractor(**settings)
 
     def lazy_load(self) -> Iterator[Document]:
         """Fetch or read, and extract, one input at a time."""
@@ -118,24 +95,10 @@ class BlockdexTransformer(BaseDocumentTransformer):
     given per call: ``transform_documents(docs, query="...")``.
     """
 
-    def __init__(
-        self,
-        *,
-        query: str | None = None,
-        output: str = "markdown",
-        predictor: str | Predictor | None = None,
-        extractor: Extractor | None = None,
-        on_error: str = "raise",
-        **options: Any,
-    ) -> None:
-        self.pages = PageExtractor(
-            query=query,
-            output=output,
-            predictor=predictor,
-            extractor=extractor,
-            on_error=on_error,
-            **options,
-        )
+    def __init__(self, **settings: Any) -> None:
+        if "fetch_config" in settings:
+            raise TypeError("BlockdexTransformer fetches nothing: it takes no fetch_config")
+        self.pages = PageExtractor(**settings)
 
     def transform_documents(
         self, documents: Sequence[Document], *, query: str | None = None, **kwargs: Any

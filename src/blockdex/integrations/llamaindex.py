@@ -31,14 +31,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from blockdex.errors import MissingExtra
 
 try:
     from llama_index.core.readers.base import BaseReader
     from llama_index.core.schema import Document
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    from blockdex.errors import MissingExtra
-
     raise MissingExtra("llama-index-core", "llamaindex", "The LlamaIndex integration") from exc
 
 from blockdex.integrations._pages import (
@@ -48,11 +48,6 @@ from blockdex.integrations._pages import (
     Source,
     as_sources,
 )
-
-if TYPE_CHECKING:
-    from blockdex.extract import Extractor
-    from blockdex.fetch import FetchConfig
-    from blockdex.predict import Predictor
 
 __all__ = ["BlockdexReader"]
 
@@ -75,29 +70,12 @@ class BlockdexReader(BaseReader):
 
     The options are those of :func:`blockdex.extract` (``query``, ``output``, ``predictor`` and
     the extraction options: ``links``, ``comments=False``, ``max_tokens`` …), or a configured
-    ``extractor``; plus ``fetch_config`` and ``on_error`` (see the module docs).
+    ``extractor``; plus ``fetch_config`` and ``on_error`` (see the module docs): the keywords
+    of :class:`~blockdex.integrations._pages.PageExtractor`.
     """
 
-    def __init__(
-        self,
-        *,
-        query: str | None = None,
-        output: str = "markdown",
-        predictor: str | Predictor | None = None,
-        extractor: Extractor | None = None,
-        fetch_config: FetchConfig | None = None,
-        on_error: str = "raise",
-        **options: Any,
-    ) -> None:
-        self.pages = PageExtractor(
-            query=query,
-            output=output,
-            predictor=predictor,
-            extractor=extractor,
-            fetch_config=fetch_config,
-            on_error=on_error,
-            **options,
-        )
+    def __init__(self, **settings: Any) -> None:
+        self.pages = PageExtractor(**settings)
 
     def lazy_load_data(
         self,
@@ -113,12 +91,6 @@ class BlockdexReader(BaseReader):
         for page in itertools.chain(fetched, read):
             yield _document(page)
 
-    def load_data(
-        self,
-        urls: Source | Iterable[Source] | None = None,
-        files: Source | Iterable[Source] | None = None,
-        *,
-        query: str | None = None,
-    ) -> list[Document]:
-        """All Documents of :meth:`lazy_load_data` in a list."""
-        return list(self.lazy_load_data(urls, files, query=query))
+    def load_data(self, *args: Any, **kwargs: Any) -> list[Document]:
+        """All Documents of :meth:`lazy_load_data` (same arguments) in a list."""
+        return list(self.lazy_load_data(*args, **kwargs))

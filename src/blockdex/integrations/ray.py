@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from blockdex.batch import BatchConfig, PageInput, extract_record
+from blockdex.options import ExtractOptions
 
 OUTPUT_COLUMNS = ("content", "title", "indices", "n_blocks", "time_ms", "error", "error_kind")
 
@@ -39,8 +40,6 @@ class BlockdexMapper:
         html_column: str = "html",
         url_column: str = "url",
     ) -> None:
-        from blockdex.options import ExtractOptions
-
         options = ExtractOptions.from_kwargs(output=output, query=query, predictor=predictor)
         self.config = BatchConfig(options=options)
         self.html_column = html_column

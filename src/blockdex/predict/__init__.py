@@ -12,7 +12,9 @@ import inspect
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
+from blockdex.baselines import available_baselines
 from blockdex.errors import BlockdexError, UnknownPredictor
+from blockdex.intervals import chunk_page
 from blockdex.page import Page, Selection
 
 
@@ -87,7 +89,6 @@ def get_predictor(name: str, **options: Any) -> Predictor:
                 raise UnknownPredictor(f"cannot load predictor {name!r}: {exc}") from None
             _check_options(name, factory, options)
             return factory(**options)
-        from blockdex.baselines import available_baselines
 
         if name in available_baselines():
             # extract, explain, serve and bench run classic methods themselves, before asking
@@ -142,8 +143,6 @@ def predict_in_chunks(
     count: Callable[[str], int],
 ) -> Selection:
     """Run ``predictor`` on each chunk of ``page`` under ``max_doc_tokens`` and merge the results."""
-    from blockdex.intervals import chunk_page
-
     selection = Selection()
     for chunk in chunk_page(page, max_doc_tokens, count):
         selection = selection.union(predictor.predict(chunk, query))

@@ -31,9 +31,14 @@ from typing import Any
 
 import numpy as np
 
+from blockdex.embed import shared_encoder
 from blockdex.errors import MissingExtra
+from blockdex.features import stopwords
+from blockdex.forest import Forest
 from blockdex.page import Page, Selection
+from blockdex.predict.content import ContentPredictor
 from blockdex.predict.structure import IDENTIFIER_HINT, answer_units, identifier_words
+from blockdex.units import named_unit
 
 _WORD = re.compile(r"\w\w+", re.UNICODE)
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -69,8 +74,6 @@ def _stem(word: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _stop() -> frozenset[str]:
-    from blockdex.features import stopwords
-
     return stopwords()
 
 
@@ -179,8 +182,6 @@ def clear_embedding_cache() -> None:
 def embed_texts(texts: list[str], max_tokens: int | None = None) -> np.ndarray:
     """MiniLM embeddings of ``texts``, each cut to ``max_tokens`` word pieces (None: the
     encoder's limit); one encoder call for the ones not remembered."""
-    from blockdex.embed import shared_encoder
-
     enc = shared_encoder()
     with _CACHE_LOCK:
         known = {t: v for t in texts if (v := _CACHE.get((max_tokens, t))) is not None}
@@ -371,8 +372,6 @@ def hybrid_probabilities(model: dict[str, Any], features: np.ndarray) -> np.ndar
     names = model["features"]
     idx = [FEATURES.index(f) for f in names]
     if "forest" in model:
-        from blockdex.predict.content import Forest
-
         if "_forest" not in model:  # built once per loaded model (not saved: "_" keys)
             model["_forest"] = Forest(model["forest"])
         return model["_forest"].predict(features[:, idx])
@@ -391,9 +390,6 @@ def named_unit_selection(page: Page, query: str) -> Selection | None:
     """The unit the query names (:func:`blockdex.units.named_unit`), whole: an article's main
     content (the content model run on the article alone), or a section's heading and the
     blocks of it the content model keeps. None when the query names no unit."""
-    from blockdex.predict.content import ContentPredictor
-    from blockdex.units import named_unit
-
     named = named_unit(page, query)
     if named is None:
         return None
@@ -415,8 +411,6 @@ def named_unit_selection(page: Page, query: str) -> Selection | None:
 
 
 def _content_probabilities(page: Page) -> np.ndarray:
-    from blockdex.predict.content import ContentPredictor
-
     return ContentPredictor().block_probabilities(page).astype(np.float32)
 
 
@@ -429,8 +423,6 @@ class _RelevanceBase:
         self.model = load_relevance_model(model_path)
 
     def _no_query(self, page: Page) -> Selection:
-        from blockdex.predict.content import ContentPredictor
-
         sel = ContentPredictor().predict(page)
         return Selection(
             sel.intervals,

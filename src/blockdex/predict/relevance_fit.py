@@ -27,12 +27,16 @@ from typing import Any
 
 import numpy as np
 
+from blockdex.boosting import export_booster
 from blockdex.evaluate.align import block_labels
 from blockdex.evaluate.metrics import word_tokens
+from blockdex.evaluate.qe import ensure_qe
+from blockdex.extract import Extractor
 from blockdex.predict.relevance import (
     FEATURES,
     HYBRID_EMBED_TOKENS,
     _content_probabilities,
+    hybrid_probabilities,
     relevance_scores,
     structured_keep,
 )
@@ -70,8 +74,6 @@ _PAGE_CACHE: dict[str, tuple[Any, np.ndarray]] = {}
 
 
 def example(rec: dict[str, Any]) -> Example | None:
-    from blockdex.extract import Extractor
-
     key = hashlib.sha1(rec["html"].encode("utf-8", "surrogatepass")).hexdigest()
     if key not in _PAGE_CACHE:
         _PAGE_CACHE.clear()  # records of one page come together; keep one page
@@ -151,8 +153,6 @@ def _fit_hybrid(x: np.ndarray, y: np.ndarray, kind: str) -> dict[str, Any]:
     if kind == "gbdt":
         import lightgbm as lgb
 
-        from blockdex.train import export_booster
-
         booster = lgb.train(GBDT_PARAMS, lgb.Dataset(x, label=y), num_boost_round=GBDT_TREES)
         return {"features": list(FEATURES), "forest": export_booster(booster)}
     mean = x.mean(axis=0)
@@ -174,8 +174,6 @@ def _source_fold(ex: Example) -> int:
 
 
 def fit(examples: list[Example], log: Any = sys.stderr, kind: str | None = None) -> dict[str, Any]:
-    from blockdex.predict.relevance import hybrid_probabilities
-
     if kind is None:
         try:
             import lightgbm  # noqa: F401
@@ -272,8 +270,6 @@ def load_records(path: str | Path, split: str) -> list[dict[str, Any]]:
 
 def cmd_train_relevance(args: argparse.Namespace) -> int:
     from tqdm import tqdm
-
-    from blockdex.evaluate.qe import ensure_qe
 
     path = ensure_qe(args.qe)
     recs = load_records(path, "dev")

@@ -9,6 +9,8 @@ from string import Template
 from typing import Any
 
 from blockdex.errors import BlockdexError
+from blockdex.explain import template
+from blockdex.extract import known_methods
 from blockdex.options import FAVOR_CHOICES
 
 
@@ -19,8 +21,6 @@ def _attr(value: str) -> str:
 def explorer_page(fields: dict[str, str], result: str = "") -> str:
     """The explorer page with the form filled in from ``fields`` and ``result`` (an HTML
     fragment: the explained page or an error box) below it."""
-    from blockdex.explain import known_methods, template
-
     predictors, baselines = known_methods()
     chosen = fields.get("method", "")
     options = ['<option value="">default (content; all with a query)</option>']

@@ -27,7 +27,9 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
+from blockdex import __version__
 from blockdex.errors import BlockdexError, MissingExtra, UnsupportedFormat
+from blockdex.explain import render_fragment, template
 from blockdex.options import json_schema_properties, option_fields
 from blockdex.server.explorer import error_box, explorer_page, form_payload
 from blockdex.server.metrics import Metrics, MetricsMiddleware
@@ -76,9 +78,6 @@ def _meant_as_json(ctype: str) -> bool:
 def openapi_schema(config: ServerConfig) -> dict[str, Any]:
     """The OpenAPI 3.1 description of the API: ``templates/openapi.json`` (written by hand)
     with this server's version and batch limit and the options' properties filled in."""
-    from blockdex import __version__
-    from blockdex.explain import template
-
     schema = json.loads(template("openapi.json"))
     schema["info"]["version"] = __version__
     options = json_schema_properties()  # each option as ExtractOptions declares it
@@ -255,9 +254,9 @@ class BlockdexServer:
         retain = params.get("links", "0").lower() in ("1", "true", "yes")
 
         def job() -> str:
-            result = self.service.explain(req)
+            result = self.service.page(req)
             if fmt == "markdown":
-                return result.explanation.markdown
+                return result.result.markdown
             return proxy_document(result, retain_links=retain)
 
         out = await self.service.run(job)
@@ -268,20 +267,16 @@ class BlockdexServer:
     async def explain_fragment(self, request: Request) -> Response:
         from starlette.responses import HTMLResponse
 
-        from blockdex.explain import render_fragment
-
         req = parse_extract_request(await self.read_json(request))
 
         def job() -> str:
-            result = self.service.explain(req)
-            return render_fragment(result.explanation, source=req.url or req.base_url)
+            result = self.service.page(req)
+            return render_fragment(result.result, source=req.url or req.base_url)
 
         return HTMLResponse(await self.service.run(job))
 
     async def explorer(self, request: Request) -> Response:
         from starlette.responses import HTMLResponse
-
-        from blockdex.explain import render_fragment
 
         if request.method == "GET":
             return HTMLResponse(explorer_page({}))
@@ -291,9 +286,9 @@ class BlockdexServer:
             req = parse_extract_request(form_payload(fields))
 
             def job() -> str:
-                result = self.service.explain(req)
+                result = self.service.page(req)
                 return render_fragment(
-                    result.explanation, source=req.url or req.base_url or "pasted HTML"
+                    result.result, source=req.url or req.base_url or "pasted HTML"
                 )
 
             fragment = await self.service.run(job)
@@ -334,8 +329,6 @@ class BlockdexServer:
 
     async def healthz(self, request: Request) -> Response:
         from starlette.responses import JSONResponse
-
-        from blockdex import __version__
 
         return JSONResponse(
             {

@@ -23,6 +23,7 @@ import logging
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
+from blockdex import __version__
 from blockdex.errors import BlockdexError, MissingExtra
 from blockdex.options import json_schema_properties, option_fields
 from blockdex.server.service import (
@@ -175,8 +176,6 @@ def create_mcp_server(
 ) -> tuple[MCPServer, Service]:
     """The MCP server and the (started) service its tools run on; stop the service when done.
     The service fetches through a :class:`PageCache` (see the module's docs)."""
-    from blockdex import __version__
-
     config = config or ServerConfig()
     service = Service(config, fetch=PageCache(max_bytes=4 * config.max_page_bytes))
     service.start()

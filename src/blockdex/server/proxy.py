@@ -6,12 +6,12 @@ from __future__ import annotations
 import html as html_lib
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
-if TYPE_CHECKING:
-    from blockdex.explain import Explanation
-    from blockdex.server.service import PageResult
+from blockdex.assemble import assemble_body
+from blockdex.parse import decode_html
+from blockdex.result import Result
+from blockdex.server.service import PageResult
 
 PROXY_FORMATS = ("html", "markdown")
 _LINK_SCHEMES = ("http", "https")
@@ -29,7 +29,7 @@ class PageLink:
     """Whether the link's text is in a kept block (else it was in a dropped or removed one)."""
 
 
-def page_links(data: str | bytes, content_type: str | None, exp: Explanation, base: str | None):
+def page_links(data: str | bytes, content_type: str | None, exp: Result, base: str | None):
     """The page's ``<a href>`` links in document order, each marked by whether its block was kept.
 
     Blocks hold text only, so a link is placed in the first block, at or after the previous
@@ -37,8 +37,6 @@ def page_links(data: str | bytes, content_type: str | None, exp: Explanation, ba
     that cleaning removed (navigation, footers) and counts as dropped.
     """
     from selectolax.lexbor import LexborHTMLParser
-
-    from blockdex.parse import decode_html
 
     text = data if isinstance(data, str) else decode_html(data, content_type)[0]
     tree = LexborHTMLParser(text)
@@ -106,9 +104,7 @@ PROXY_STYLE = (
 def proxy_document(result: PageResult, *, retain_links: bool) -> str:
     """A full HTML document of the kept blocks, browsable: ``<base href>`` to the original page,
     kept links restored, and with ``retain_links`` the links of dropped blocks listed at the end."""
-    from blockdex.assemble import assemble_body
-
-    exp = result.explanation
+    exp = result.result
     base = result.url or ""
     links = page_links(result.data, result.content_type, exp, base or None)
     body = relink(assemble_body(exp.page, exp.selection), links)

@@ -24,15 +24,17 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from blockdex import fetch as fetching  # its fetch_url read at each call: swappable in tests
 from blockdex.errors import BlockdexError
+from blockdex.extract import check_method, run
+from blockdex.fetch import FetchConfig, FetchedPage
+from blockdex.intervals import parse_interval_text
 from blockdex.options import DEFAULT_OPTIONS, ExtractOptions
-
-if TYPE_CHECKING:
-    from blockdex.explain import Explanation
-    from blockdex.fetch import FetchConfig, FetchedPage
-    from blockdex.page import Page
+from blockdex.page import Page, Selection, merge_intervals
+from blockdex.render import result_notes
+from blockdex.result import Result
 
 CONFIG_ENV = "BLOCKDEX_SERVER_CONFIG"
 """Environment variable carrying the JSON :class:`ServerConfig` to uvicorn's worker processes."""
@@ -71,8 +73,6 @@ class ServerConfig:
     """Seconds for connecting to and each read from a fetched site."""
 
     def fetch_config(self) -> FetchConfig:
-        from blockdex.fetch import FetchConfig
-
         return FetchConfig(
             timeout=self.fetch_timeout,
             max_seconds=self.time_limit,
@@ -183,8 +183,6 @@ def parse_extract_request(
 ) -> ExtractRequest:
     """Validate one JSON object of /v1/extract (or one item of a batch); ``strings``: the
     options come from a query string (``?comments=0``)."""
-    from blockdex.explain import check_method
-
     if not isinstance(payload, dict):
         raise RequestError(400, "invalid_request", "the request body must be a JSON object")
     merged = {**(defaults or {}), **payload}
@@ -221,9 +219,9 @@ def parse_extract_request(
 
 @dataclass(frozen=True, slots=True)
 class PageResult:
-    """A page explained, with where it came from and how long each step took."""
+    """A page's result, with where it came from and how long each step took."""
 
-    explanation: Explanation
+    result: Result
     data: str | bytes
     url: str | None
     content_type: str | None
@@ -245,8 +243,6 @@ def check_intervals(intervals: Any, page: Page) -> tuple[tuple[int, int], ...]:
     """``intervals`` (a list of ``[first, last]`` pairs, or the same written as text such as
     ``"[[3,7],[12,12]]"``) checked against ``page``'s block indices; a 400 ``invalid_request``
     that says what is wrong otherwise."""
-    from blockdex.intervals import parse_interval_text
-    from blockdex.page import merge_intervals
 
     def bad(why: str) -> RequestError:
         return RequestError(400, "invalid_request", f"bad interval list: {why}")
@@ -302,15 +298,13 @@ class PageCache:
         return len(self._pages)
 
     def __call__(self, url: str, config: FetchConfig) -> FetchedPage:
-        from blockdex.fetch import fetch_url
-
         now = time.monotonic()
         with self._lock:
             hit = self._pages.get(url)
             if hit is not None and now - hit[0] <= self.ttl:
                 self._pages.move_to_end(url)
                 return hit[1]
-        page = fetch_url(url, config)
+        page = fetching.fetch_url(url, config)
         with self._lock:
             self._drop(url)
             self._pages[url] = (now, page)
@@ -329,7 +323,7 @@ class PageCache:
 
 class Service:
     """What every transport shares: the limits, the fetching, the extraction slots, the thread
-    pool that runs the work, the per-thread extractors, and the work itself (:meth:`explain`,
+    pool that runs the work, the per-thread extractors, and the work itself (:meth:`page`,
     :meth:`extract`, :meth:`extract_many`, :meth:`blocks`, :meth:`select`: blocking, for
     :meth:`run`).
 
@@ -338,11 +332,9 @@ class Service:
     :meth:`stop` at the end (the HTTP app does both in its lifespan)."""
 
     def __init__(self, config: ServerConfig, fetch: Fetcher | None = None) -> None:
-        from blockdex.fetch import fetch_url
-
         self.config = config
         self.fetch_config = config.fetch_config()
-        self.fetch: Fetcher = fetch if fetch is not None else fetch_url
+        self.fetch: Fetcher = fetch if fetch is not None else fetching.fetch_url
         self.limiter = ConcurrencyLimiter(config.max_concurrency)
         self.executor: concurrent.futures.ThreadPoolExecutor | None = None
 
@@ -387,22 +379,18 @@ class Service:
 
     def warm_up(self) -> None:
         """Load the default predictor in every worker thread so first requests are not slow."""
-        from blockdex.explain import explain_page
-
         page = "<html><body><article><h1>Warm-up</h1><p>A sentence of text.</p></article></body></html>"
         if self.executor is None:
             return
-        jobs = [
-            self.executor.submit(explain_page, page) for _ in range(self.config.max_concurrency)
-        ]
+        jobs = [self.executor.submit(run, page) for _ in range(self.config.max_concurrency)]
         concurrent.futures.wait(jobs, timeout=60)
 
     # -- the work (blocking: each runs in a worker thread through run())
 
-    def explain(self, req: ExtractRequest) -> PageResult:
-        """Fetch (when ``req.url``) and run the request's method."""
-        from blockdex.explain import explain_page
-
+    def page(self, req: ExtractRequest, *, markup: bool = True) -> PageResult:
+        """Fetch (when ``req.url``) and run the request's method (:func:`blockdex.extract.run`).
+        ``markup=False``: the blocks are built as the request's format needs them (none of
+        their HTML for text); else always with it (the block list, the explorer, the proxy)."""
         timings: dict[str, float] = {}
         data: str | bytes
         if req.url is not None:
@@ -412,19 +400,22 @@ class Service:
             data, url, ctype = fetched.body, fetched.url, fetched.content_type
         else:
             data, url, ctype = req.html or "", req.base_url, req.content_type
-        explanation = explain_page(data, req.options, url=url, content_type=ctype)
-        timings.update(explanation.timings)
-        return PageResult(explanation, data, url, ctype, timings)
+        options = req.options if not markup else req.options.replace(format="markdown")
+        result = run(data, options, url=url, content_type=ctype)
+        timings.update(result.timings)
+        return PageResult(result, data, url, ctype, timings)
 
     def extract(self, req: ExtractRequest) -> dict[str, Any]:
         """The /v1/extract response body for one page: its ``warnings`` and ``notes`` as the CLI
         prints them."""
-        from blockdex.render import result_notes
-
-        result = self.explain(req)
-        exp = result.explanation
+        result = self.page(req, markup=False)
+        exp = result.result
         t0 = time.perf_counter()
-        content = exp.render(req.format)
+        content: str | dict[str, Any] = (
+            exp.to_json(extra={"method": exp.method, "query": exp.query})
+            if req.format == "json"
+            else exp.render(req.format)
+        )
         result.timings["render"] = time.perf_counter() - t0
         body: dict[str, Any] = {
             "title": exp.page.title,
@@ -474,8 +465,8 @@ class Service:
         """A page's numbered blocks as a model reads them (``[i] <tag>text</tag>`` lines), with
         the intervals the request's method keeps, so a caller can choose its own and
         :meth:`select` them. The same request options give the same numbering."""
-        result = self.explain(req)
-        exp = result.explanation
+        result = self.page(req)
+        exp = result.result
         return {
             "title": exp.page.title,
             "url": result.url,
@@ -490,13 +481,10 @@ class Service:
     def select(self, req: ExtractRequest, intervals: Any) -> dict[str, Any]:
         """The blocks ``intervals`` name (:func:`check_intervals`), reassembled into
         ``req.format``; numbered as :meth:`blocks` numbers them for the same page and options."""
-        from blockdex.extract import Extraction
-        from blockdex.page import Selection
-
-        result = self.explain(req)
-        page = result.explanation.page
+        result = self.page(req)
+        page = result.result.page
         chosen = check_intervals(intervals, page)
-        extraction = Extraction(page=page, selection=Selection(chosen), predictor="select")
+        extraction = Result(page=page, selection=Selection(chosen), predictor="select")
         return {
             "title": page.title,
             "url": result.url,
