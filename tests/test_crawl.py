@@ -36,9 +36,11 @@ from typing import Any
 import pytest
 
 from blockdex.cli import main
-from blockdex.crawl_discovery import RobotsRules, parse_feed, parse_sitemap
-from blockdex.crawl_urls import normalize_url, url_to_path
+from blockdex.crawl.discovery import parse_feed, parse_sitemap
+from blockdex.crawl.politeness import RobotsRules
+from blockdex.crawl.store import url_to_path
 from blockdex.pagetype import OTHER, PAGE_TYPES
+from blockdex.urls import normalize_url
 
 WORDS = re.findall(
     r"\w+",
@@ -825,7 +827,7 @@ def test_sitemaps_and_feeds_parse_in_their_forms():
 
 
 def test_scopes_and_globs_decide_which_links_are_followed():
-    from blockdex.crawl_urls import Scope, UrlFilter
+    from blockdex.crawl.frontier import Scope, UrlFilter
 
     host = Scope("host", ["https://docs.example.co.uk/guide/intro.html"])
     domain = Scope("domain", ["https://docs.example.co.uk/guide/intro.html"])
@@ -846,7 +848,7 @@ def test_scopes_and_globs_decide_which_links_are_followed():
 
 
 def test_near_identical_texts_share_a_fingerprint_and_others_do_not():
-    from blockdex.crawl_discovery import SimhashIndex, text_simhash
+    from blockdex.crawl.simhash import SimhashIndex, text_simhash
 
     text = " ".join(prose("fingerprint", 4))
     index = SimhashIndex(3)

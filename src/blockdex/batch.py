@@ -18,7 +18,6 @@ Three promises hold whatever the input holds:
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import glob
 import gzip
@@ -36,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from blockdex.errors import BlockdexError, MissingExtra
-from blockdex.options import DEFAULT_OPTIONS, ExtractOptions, add_option_arguments, option_fields
+from blockdex.options import DEFAULT_OPTIONS, ExtractOptions, option_fields
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz")
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
@@ -315,9 +314,11 @@ def extract_record(page: PageInput, cfg: BatchConfig) -> dict[str, Any]:
     return extract_page(page, cfg)[0]
 
 
-def extract_page(page: PageInput, cfg: BatchConfig) -> tuple[dict[str, Any], Any]:
+def extract_page(
+    page: PageInput, cfg: BatchConfig, *, page_links: bool = False
+) -> tuple[dict[str, Any], Any]:
     """:func:`extract_record`'s record, and the :class:`~blockdex.extract.Extraction` it was
-    made from (None for an error record)."""
+    made from (None for an error record; ``page_links``: with what the page links to)."""
     from blockdex.extract import run
     from blockdex.render import result_notes
 
@@ -330,7 +331,13 @@ def extract_page(page: PageInput, cfg: BatchConfig) -> tuple[dict[str, Any], Any
     }
     result = None
     try:
-        result = run(page.html, cfg.options, url=page.url, content_type=page.content_type)
+        result = run(
+            page.html,
+            cfg.options,
+            url=page.url,
+            content_type=page.content_type,
+            page_links=page_links,
+        )
         sel = result.selection
         record.update(
             title=result.page.title,
@@ -745,92 +752,3 @@ def run_batch(
         summary.workers_replaced = pool.replaced
     (out / SUMMARY).write_text(json.dumps(summary.to_json(), indent=1))
     return summary
-
-
-# --------------------------------------------------------------------------------------------
-# CLI
-
-
-def cmd_batch(args: argparse.Namespace) -> int:
-    cfg = BatchConfig(
-        jobs=args.jobs,
-        page_timeout=args.timeout,
-        memory_limit_mb=args.memory_mb,
-        part_size=args.part_size,
-        write=args.write,
-        include_blocks=args.blocks,
-        options=ExtractOptions.from_args(args),
-    )
-    summary = run_batch(args.inputs, args.out, cfg, resume=args.resume, progress=not args.quiet)
-    print(f"blockdex batch: {summary.describe()} -> {args.out}", file=sys.stderr)
-    return 0
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    defaults = BatchConfig()
-    p = subparsers.add_parser(
-        "batch",
-        help="extract many pages (HTML files, JSONL, WARC) into JSONL/Parquet parts",
-        description=(
-            "Extract every page of the inputs with a pool of worker processes. Each input page "
-            "yields exactly one record in OUT: the result, or an error record saying why it "
-            "failed. Parts are written atomically; --resume continues an interrupted run."
-        ),
-        epilog=(
-            "inputs:\n"
-            "  a directory           every *.html/*.htm file below it (recursive)\n"
-            "  a glob ('a/**/*.htm') the matching files\n"
-            "  *.jsonl[.gz]          one JSON object per line with 'html' (and 'id', 'url')\n"
-            "  *.warc[.gz]           the HTML response records\n"
-            "\nexamples:\n"
-            "  blockdex batch crawl/ --out out/ --jobs 2\n"
-            "  blockdex batch CC-MAIN-*.warc.gz --out out/ --write parquet\n"
-            "  blockdex batch pages.jsonl.gz --out out/ --query 'pricing' --resume\n"
-        ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("inputs", nargs="+", metavar="INPUT", help="directories, files or globs")
-    p.add_argument("-o", "--out", required=True, metavar="DIR", help="output directory")
-    p.add_argument(
-        "--write",
-        choices=WRITE_FORMATS,
-        default=defaults.write,
-        help=f"file format of the parts (default {defaults.write})",
-    )
-    add_option_arguments(p)
-    p.add_argument(
-        "-j",
-        "--jobs",
-        type=int,
-        default=defaults.jobs,
-        help=f"worker processes (default: cores = {defaults.jobs})",
-    )
-    p.add_argument(
-        "--timeout",
-        type=float,
-        default=defaults.page_timeout,
-        metavar="S",
-        help=f"seconds allowed per page (default {defaults.page_timeout:g})",
-    )
-    p.add_argument(
-        "--memory-mb",
-        type=int,
-        default=defaults.memory_limit_mb,
-        metavar="MB",
-        help=f"address-space limit per worker (default {defaults.memory_limit_mb})",
-    )
-    p.add_argument(
-        "--part-size",
-        type=int,
-        default=defaults.part_size,
-        metavar="N",
-        help=f"pages per output part (default {defaults.part_size})",
-    )
-    p.add_argument("--blocks", action="store_true", help="store the kept blocks in each record")
-    p.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue an interrupted run in OUT (same inputs and settings)",
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=cmd_batch)

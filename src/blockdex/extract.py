@@ -27,6 +27,7 @@ from blockdex.predict import (
 from blockdex.render import FORMATS, page_headline, render, selection_json, selection_markdown
 from blockdex.segment import DEFAULT_SEGMENT, SegmentConfig, count_tokens, segment_document
 from blockdex.units import section_context
+from blockdex.urls import PageLinks, read_page_links
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,10 @@ class Extraction:
     text_only: bool = False
     """The blocks were built without their HTML (``Extractor.run(output="text")``): the result
     renders as text only."""
+    page_links: PageLinks | None = None
+    """What the whole page links to (its links, canonical URL and feeds), read from the same
+    parse before cleaning, when asked (``Extractor.run(page_links=True)``: a crawler's
+    discovery); else None."""
 
     def _markup(self, fmt: str) -> None:
         if self.text_only:
@@ -155,13 +160,15 @@ class Extractor:
         query: str | None = None,
         content_type: str | None = None,
         output: str | None = None,
+        page_links: bool = False,
     ) -> Extraction:
         """Run the whole pipeline and return the page, the selection and timings.
 
         ``output="text"`` says the result will be rendered as text only: the blocks' HTML is
         then not built (segmenting costs less; the text and the selection are the same), unless
         the predictor reads it (a predictor without ``reads_markup = False``, e.g. ``llm``), and
-        the result refuses other formats (:attr:`Extraction.text_only`)."""
+        the result refuses other formats (:attr:`Extraction.text_only`). ``page_links=True``
+        also reads what the page links to (:attr:`Extraction.page_links`)."""
         t0 = time.perf_counter()
         deadline = self.config.deadline(t0)
         query = query.strip() if query and query.strip() else None
@@ -169,6 +176,7 @@ class Extractor:
         text_only = output == "text" and getattr(predictor, "reads_markup", True) is False
         segment_cfg = _without_markup(self.config.segment) if text_only else self.config.segment
         doc = parse_html(html, url=url, content_type=content_type, limits=self.config.parse)
+        links = read_page_links(doc, url) if page_links else None  # before cleaning drops any
         t1 = time.perf_counter()
         clean_document(doc, self.config.clean)
         t2 = time.perf_counter()
@@ -191,6 +199,7 @@ class Extractor:
             query=query,
             timings={"parse": t1 - t0, "clean": t2 - t1, "segment": t3 - t2, "predict": t4 - t3},
             text_only=text_only,
+            page_links=links,
         )
 
     def _never_empty(
@@ -339,15 +348,22 @@ def run(
     config: ExtractConfig | None = None,
     method_options: Mapping[str, Any] | None = None,
     extractor: Extractor | None = None,
+    page_links: bool = False,
 ) -> Extraction:
     """The one request path under every entry point: extract ``document`` as ``options`` ask.
 
     ``options`` are taken as validated (:meth:`ExtractOptions.validate`). ``config`` holds the
     pipeline's limits; ``extractor`` replaces the one the options name (a custom predictor, or
-    a caller's own pipeline: its options then only say the query and the format)."""
+    a caller's own pipeline: its options then only say the query and the format);
+    ``page_links=True`` also reads what the page links to (:attr:`Extraction.page_links`)."""
     ex = extractor if extractor is not None else extractor_for(options, config, method_options)
     result = ex.run(
-        document, url=url, query=options.query, content_type=content_type, output=options.format
+        document,
+        url=url,
+        query=options.query,
+        content_type=content_type,
+        output=options.format,
+        page_links=page_links,
     )
     if options.max_tokens is not None:
         capped = cap_selection(result.page, result.selection, options.max_tokens, count_tokens)

@@ -327,3 +327,22 @@ def json_schema_properties() -> dict[str, dict[str, Any]]:
             prop["minimum"] = f.metadata["minimum"]
         props[f.name] = prop
     return props
+
+
+# -- the pipeline's limits, named in messages
+
+SETTING_OPTIONS = {
+    "ParseLimits.max_input_bytes": "--max-bytes",
+    "ParseLimits.max_dom_nodes": "--max-nodes",
+    "ParseLimits.max_depth": "--max-depth",
+    "ExtractConfig.time_budget_s": "--time-budget",
+}
+"""The command-line option that sets each pipeline limit (``blockdex extract``, ``blocks``,
+``danag``): a warning or an error about a limit names it beside the Python setting."""
+
+
+def setting_name(setting: str) -> str:
+    """How a message names ``setting`` (``ParseLimits.max_dom_nodes``): with its command-line
+    option, when it has one (``--max-nodes or ParseLimits.max_dom_nodes``)."""
+    flag = SETTING_OPTIONS.get(setting)
+    return f"{flag} or {setting}" if flag else setting

@@ -18,8 +18,8 @@ from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from blockdex.cliargs import setting_name
 from blockdex.errors import EmptyInput, NotHTML, PageTooLarge
+from blockdex.options import setting_name
 from blockdex.speedups import lexbor, twin
 
 compiled = twin(__name__)

@@ -42,8 +42,8 @@ from urllib.parse import urljoin, urlsplit
 from selectolax.lexbor import LexborNode
 
 from blockdex.cjk import WORD_PATTERN
-from blockdex.cliargs import setting_name
 from blockdex.items import find_item_lists
+from blockdex.options import setting_name
 from blockdex.page import Block, Page
 from blockdex.parse import Document, check_minimums, parse_bounded
 from blockdex.speedups import lexbor, twin
