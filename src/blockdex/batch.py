@@ -419,6 +419,14 @@ class _Worker:
         self.page, self.started, self.tasks = page, time.monotonic(), self.tasks + 1
         self.conn.send(page)
 
+    def receive(self) -> tuple[str, Any]:
+        """The worker's next message, ``(kind, payload)``; ``("died", None)`` when its pipe
+        broke (the process is gone)."""
+        try:
+            return self.conn.recv()
+        except (EOFError, OSError):
+            return "died", None
+
     def stop(self, kill: bool = False) -> None:
         if kill:
             self.proc.kill()
@@ -489,10 +497,7 @@ class WorkerPool:
 
     def _collect(self, i: int, worker: _Worker, ready: list[Any]) -> Iterator[dict[str, Any]]:
         if worker.conn in ready:
-            try:
-                kind, payload = worker.conn.recv()
-            except (EOFError, OSError):
-                kind, payload = "died", None
+            kind, payload = worker.receive()
             if kind == "ready":
                 worker.ready = True
                 return

@@ -329,7 +329,7 @@ def render_report(explanation: Explanation, *, source: str | None = None) -> str
 def cmd_explain(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from blockdex.cli.common import read_input
+    from blockdex.inputs import read_input
 
     data, url, ctype = read_input(args.source)
     options = ExtractOptions.from_args(args)

@@ -15,11 +15,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote_plus, urljoin, urlsplit, urlunsplit
 
-if TYPE_CHECKING:
-    from blockdex.parse import Document
+from blockdex.parse import Document
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 

@@ -240,7 +240,7 @@ class DanagBaseline:
 
 def plot(html: str | bytes, out_png: str | Path, config: DanagConfig = DEFAULT_DANAG) -> Path:
     """Draw the page's raw (T1 − T2) and smoothed diagrams, selected lines shaded, as a PNG."""
-    try:
+    try:  # optional extra (blockdex[eval]): only the diagram needs matplotlib
         import matplotlib
 
         matplotlib.use("Agg")

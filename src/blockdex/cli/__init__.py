@@ -30,14 +30,15 @@ COMMANDS: tuple[str, ...] = (
     "blockdex.cli.bench",
     "blockdex.cli.evaluate",
     "blockdex.predict.relevance_fit",
-    "blockdex.sft",
+    "blockdex.cli.annotate",
+    "blockdex.cli.dataset",
     "blockdex.explain",
     "blockdex.cli.serve",
     "blockdex.cli.mcp",
     "blockdex.cli.danag",
 )
-"""The commands in the order ``blockdex --help`` lists them. ``train-relevance``, ``annotate``
-and ``dataset``, and ``explain`` still declare their parser beside their code (a module-level
+"""The commands in the order ``blockdex --help`` lists them. ``train-relevance`` and
+``explain`` still declare their parser beside their code (a module-level
 ``register(subparsers)``)."""
 
 

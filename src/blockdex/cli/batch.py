@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from blockdex.batch import WRITE_FORMATS, BatchConfig, run_batch
-from blockdex.cli.common import Setting, add_run_arguments, add_settings
+from blockdex.cli.common import Setting, add_run_arguments, add_settings, report
 from blockdex.options import ExtractOptions, add_option_arguments
 
 NAME = "batch"
@@ -29,11 +28,13 @@ examples:
   blockdex batch pages.jsonl.gz --out out/ --query 'pricing' --resume
 """
 WORKERS: tuple[Setting, ...] = (
-    ("-j --jobs", "jobs", "N", "worker processes (the machine's cores)"),
-    ("--timeout", "page_timeout", "S", "seconds allowed per page"),
-    ("--memory-mb", "memory_limit_mb", "MB", "address-space limit per worker"),
-    ("--part-size", "part_size", "N", "pages per output part"),
+    ("-j --jobs", "N", "worker processes (the machine's cores)"),
+    ("--timeout", "S", "seconds allowed per page"),
+    ("--memory-mb", "MB", "address-space limit per worker"),
+    ("--part-size", "N", "pages per output part"),
 )
+FIELDS = {"--timeout": "page_timeout", "--memory-mb": "memory_limit_mb"}
+"""The BatchConfig fields of the options whose flags name them otherwise."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -47,20 +48,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help=f"file format of the parts (default {defaults.write})",
     )
     add_option_arguments(p)
-    add_settings(p, defaults, WORKERS)
+    add_settings(p, defaults, WORKERS, FIELDS)
     p.add_argument("--blocks", action="store_true", help="store the kept blocks in each record")
 
 
 def run_command(args: argparse.Namespace) -> int:
     cfg = BatchConfig(
+        options=ExtractOptions.from_args(args),
         jobs=args.jobs,
         page_timeout=args.timeout,
         memory_limit_mb=args.memory_mb,
         part_size=args.part_size,
         write=args.write,
         include_blocks=args.blocks,
-        options=ExtractOptions.from_args(args),
     )
     summary = run_batch(args.inputs, args.out, cfg, resume=args.resume, progress=not args.quiet)
-    print(f"blockdex batch: {summary.describe()} -> {args.out}", file=sys.stderr)
-    return 0
+    return report("batch", summary, args.out)

@@ -6,8 +6,9 @@ import argparse
 import json
 import sys
 
-from blockdex.cli.common import add_input_arguments, extract_config, read_input, write_output
+from blockdex.cli.common import add_input_arguments, extract_config, write_output
 from blockdex.extract import Extractor
+from blockdex.inputs import read_input
 
 NAME = "blocks"
 HELP = "print the numbered blocks of a page, as a model reads them"

@@ -1,5 +1,6 @@
-"""What several commands share: reading one page (a file, a URL or standard input), writing
-the result, and the pipeline limits (``--max-bytes`` …) a command that reads a page offers."""
+"""What several commands share: the page to read and where to write the result, the pipeline
+limits (``--max-bytes`` …) a command that reads a page offers, and settings declared as rows.
+(Reading the page itself is :mod:`blockdex.inputs`'.)"""
 
 from __future__ import annotations
 
@@ -7,49 +8,12 @@ import argparse
 import dataclasses
 import sys
 from pathlib import Path
+from typing import Any
 
-from blockdex.errors import BlockdexError, EmptyInput
+from blockdex.errors import BlockdexError
 from blockdex.extract import ExtractConfig
 from blockdex.options import SETTING_OPTIONS
 from blockdex.parse import DEFAULT_LIMITS
-
-
-def read_file(path: str, expected: str = "a file") -> bytes:
-    """The bytes of a file named on the command line; an error a user can act on when it
-    cannot be read (``expected`` says what to give instead of a directory)."""
-    try:
-        if Path(path).is_dir():
-            raise BlockdexError(f"cannot read {path}: it is a directory; give {expected}")
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        raise BlockdexError(f"cannot read {path}: no such file") from None
-    except PermissionError:
-        raise BlockdexError(f"cannot read {path}: permission denied") from None
-    except OSError as exc:
-        raise BlockdexError(f"cannot read {path}: {exc.strerror or exc}") from None
-
-
-def read_input(
-    source: str, *, max_bytes: int | None = None
-) -> tuple[bytes, str | None, str | None]:
-    """Bytes of a file, URL or ``-`` (stdin); returns ``(data, url, content_type)``."""
-    if source == "-":
-        data = sys.stdin.buffer.read()
-        if not data:
-            raise EmptyInput("standard input is empty: pipe an HTML page into blockdex")
-        return data, None, None
-    if source.lower().startswith(("http://", "https://")):
-        from blockdex.fetch import DEFAULT_FETCH, FetchConfig, fetch_url
-
-        # The CLI fetches on its user's own behalf, so local and intranet hosts are reachable;
-        # only the server keeps the SSRF policy that refuses them.
-        cfg = FetchConfig(
-            max_bytes=DEFAULT_FETCH.max_bytes if max_bytes is None else max_bytes,
-            allow_private=True,
-        )
-        page = fetch_url(source, cfg)
-        return page.body, page.url, page.content_type
-    return read_file(source, "an HTML file (use 'blockdex batch' for many)"), None, None
 
 
 def write_output(text: str, out: str | None) -> None:
@@ -111,22 +75,21 @@ def extract_config(args: argparse.Namespace) -> ExtractConfig:
     return config
 
 
-Setting = tuple[str, str, str | None, str]
-"""A command's setting as a row: its flags (``"-j --jobs"``), the field of the command's config
-that holds its default (``fetch.timeout``: a field of a field), its metavar and its help."""
+Setting = tuple[str, str, str]
+"""A command's setting as a row: its flags (``"-j --jobs"``), its metavar and its help."""
 
 
 def add_settings(
     parser: argparse.ArgumentParser | argparse._ArgumentGroup,
     defaults: object,
     rows: tuple[Setting, ...],
+    fields: dict[str, str] | None = None,
 ) -> None:
-    """Add each setting as an option with its config field's type and default; its help ends
-    with the default."""
-    for flags, path, metavar, text in rows:
-        value = defaults
-        for name in path.split("."):
-            value = getattr(value, name)
+    """Add each setting as an option with the type and default of its field in ``defaults``
+    (the field its long flag names, or ``fields[flag]``); its help ends with the default."""
+    for flags, metavar, text in rows:
+        flag = flags.split()[-1]
+        value = getattr(defaults, (fields or {}).get(flag, flag[2:].replace("-", "_")))
         shown = f"{value:g}" if isinstance(value, float) else value
         parser.add_argument(
             *flags.split(),
@@ -143,3 +106,9 @@ def add_run_arguments(p: argparse.ArgumentParser, *, resume: str) -> None:
     p.add_argument("-o", "--out", required=True, metavar="DIR", help="output directory")
     p.add_argument("--resume", action="store_true", help=resume)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def report(command: str, summary: Any, out: str) -> int:
+    """Say on stderr what ``blockdex COMMAND`` did (``summary.describe()``) and where it wrote."""
+    print(f"blockdex {command}: {summary.describe()} -> {out}", file=sys.stderr)
+    return 0

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from blockdex.cli.common import Setting, add_run_arguments, add_settings, read_file
+from blockdex.cli.common import Setting, add_run_arguments, add_settings, report
 from blockdex.crawl import CrawlConfig, run_crawl
 from blockdex.crawl.frontier import SCOPES
 from blockdex.errors import BlockdexError
 from blockdex.fetch import FetchConfig
+from blockdex.inputs import read_file
 from blockdex.options import ExtractOptions, add_option_arguments
 
 NAME = "crawl"
@@ -45,58 +45,28 @@ examples:
   blockdex crawl https://docs.example.org/ --out docs-md/ --resume    after a crash or kill
 """
 
+WHOLE_REQUEST = CrawlConfig().fetch.max_seconds
 REACH: tuple[Setting, ...] = (
-    (
-        "--depth",
-        "depth",
-        "N",
-        "link hops followed from a seed; 0 = only the seeds; sitemap entries are one hop",
-    ),
-    ("--max-pages", "max_pages", "N", "fetch at most N pages, over resumed runs too; 0 = no limit"),
+    ("--depth", "N", "link hops from a seed (0: only the seeds; a sitemap entry is one hop)"),
+    ("--max-pages", "N", "pages fetched at most, over resumed runs too (0: no limit)"),
 )
 POLITENESS: tuple[Setting, ...] = (
-    ("--per-host", "per_host", "N", "requests in flight to one host at most"),
-    (
-        "--delay",
-        "delay",
-        "S",
-        "seconds between the starts of two requests to one host; a longer"
-        " robots.txt Crawl-delay wins",
-    ),
-    ("--concurrency", "concurrency", "N", "requests in flight over all hosts"),
-    (
-        "--retries",
-        "retries",
-        "N",
-        "retries of a page answered 429 or 503, after its Retry-After"
-        f" or with doubling waits from {CrawlConfig().backoff:g} s",
-    ),
-    (
-        "--retry-cap",
-        "retry_cap",
-        "S",
-        "give a page up when its server asks to wait longer than this",
-    ),
-    (
-        "--user-agent",
-        "fetch.user_agent",
-        "UA",
-        "User-Agent header; its first word is the robots.txt token",
-    ),
+    ("--per-host", "N", "requests in flight to one host at most"),
+    ("--delay", "S", "seconds between two request starts on one host; a longer Crawl-delay wins"),
+    ("--concurrency", "N", "requests in flight over all hosts"),
+    ("--retries", "N", "retries of a page answered 429 or 503 (after Retry-After, or backoff)"),
+    ("--retry-cap", "S", "give a page up when its server asks to wait longer than this"),
+)
+AGENT: tuple[Setting, ...] = (
+    ("--user-agent", "UA", "User-Agent header; its first word is the robots.txt token"),
 )
 LIMITS: tuple[Setting, ...] = (
-    ("--max-bytes", "fetch.max_bytes", "N", "refuse pages larger than N bytes"),
-    (
-        "--timeout",
-        "fetch.timeout",
-        "S",
-        "seconds to connect and for each read; a whole request,"
-        f" redirects included, gets at most {CrawlConfig().fetch.max_seconds:g} s",
-    ),
+    ("--max-bytes", "N", "refuse pages larger than N bytes"),
+    ("--timeout", "S", f"seconds to connect and per read; {WHOLE_REQUEST:g} s per request at most"),
 )
 WORKERS: tuple[Setting, ...] = (
-    ("-j --jobs", "jobs", "N", "extraction worker processes"),
-    ("--page-timeout", "page_timeout", "S", "seconds one page's extraction may take"),
+    ("-j --jobs", "N", "extraction worker processes"),
+    ("--page-timeout", "S", "seconds one page's extraction may take"),
 )
 
 
@@ -151,7 +121,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also write the fetched HTML responses to DIR/pages.warc.gz (needs blockdex[batch])",
     )
-    add_settings(p.add_argument_group("politeness"), defaults, POLITENESS)
+    g = p.add_argument_group("politeness")
+    add_settings(g, defaults, POLITENESS)
+    add_settings(g, defaults.fetch, AGENT)
     g = p.add_argument_group("safety and limits")
     g.add_argument(
         "--allow-private",
@@ -166,7 +138,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="a network requests may reach although the address rule refuses it, e.g."
         " 10.1.2.0/24 (repeatable)",
     )
-    add_settings(g, defaults, LIMITS)
+    add_settings(g, defaults.fetch, LIMITS)
     add_settings(p.add_argument_group("extraction workers"), defaults, WORKERS)
 
 
@@ -176,13 +148,14 @@ def run_command(args: argparse.Namespace) -> int:
         seeds += read_url_list(args.input)
     fetch = FetchConfig(
         timeout=args.timeout,
-        max_seconds=max(args.timeout, CrawlConfig().fetch.max_seconds),
+        max_seconds=max(args.timeout, WHOLE_REQUEST),
         max_bytes=args.max_bytes,
         user_agent=args.user_agent,
         allow_private=args.allow_private,
         allowed_networks=tuple(args.allow_network or ()),
     )
     cfg = CrawlConfig(
+        options=ExtractOptions.from_args(args),
         depth=args.depth,
         max_pages=args.max_pages,
         scope=args.scope,
@@ -196,21 +169,19 @@ def run_command(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         retries=args.retries,
         retry_cap=args.retry_cap,
-        options=ExtractOptions.from_args(args),
         jobs=args.jobs,
         page_timeout=args.page_timeout,
         warc=args.warc,
         fetch=fetch,
     )
     summary = run_crawl(seeds, args.out, cfg, resume=args.resume, progress=not args.quiet)
-    print(f"blockdex crawl: {summary.describe()} -> {args.out}", file=sys.stderr)
-    return 0
+    return report("crawl", summary, args.out)
 
 
 def read_url_list(path: str) -> list[str]:
     """The URLs of a ``-i`` file: one a line; blank lines and ``#`` comments skipped."""
     try:
-        text = read_file(path, "a file of URLs, one a line").decode("utf-8-sig")
+        text = read_file(path, expected="a file of URLs, one a line").decode("utf-8-sig")
     except UnicodeDecodeError:
         raise BlockdexError(f"cannot read {path}: not UTF-8 text (one URL a line)") from None
     lines = text.splitlines()

@@ -7,7 +7,8 @@ import argparse
 import sys
 
 from blockdex.baselines.danag import DEFAULT_DANAG, DanagBaseline, DanagConfig, plot
-from blockdex.cli.common import add_input_arguments, read_input, write_output
+from blockdex.cli.common import Setting, add_input_arguments, add_settings, write_output
+from blockdex.inputs import read_input
 from blockdex.options import FORMATS
 from blockdex.parse import decode_html
 
@@ -17,6 +18,10 @@ DESCRIPTION = (
     "Run DANAg (Mohammadzadeh et al. 2011) on one page: per source line, content "
     "minus code characters, smoothed; the strongest positive region is the content."
 )
+SETTINGS: tuple[Setting, ...] = (
+    ("--max-gap", "N", "bridge up to N non-content lines"),
+    ("--window", "W", "smoothing neighbours per side"),
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -25,20 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-f", "--format", choices=FORMATS, default="markdown", help="output format (markdown)"
     )
-    p.add_argument(
-        "--max-gap",
-        type=int,
-        default=DEFAULT_DANAG.max_gap,
-        metavar="N",
-        help=f"bridge up to N non-content lines (default {DEFAULT_DANAG.max_gap})",
-    )
-    p.add_argument(
-        "--window",
-        type=int,
-        default=DEFAULT_DANAG.window,
-        metavar="W",
-        help=f"smoothing neighbours per side (default {DEFAULT_DANAG.window})",
-    )
+    add_settings(p, DEFAULT_DANAG, SETTINGS)
 
 
 def run_command(args: argparse.Namespace) -> int:

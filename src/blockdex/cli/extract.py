@@ -6,9 +6,10 @@ import argparse
 import sys
 
 from blockdex.baselines import BASELINES, get_baseline
-from blockdex.cli.common import add_input_arguments, extract_config, read_input, write_output
+from blockdex.cli.common import add_input_arguments, extract_config, write_output
 from blockdex.errors import BlockdexError
 from blockdex.extract import run
+from blockdex.inputs import read_input
 from blockdex.options import ExtractOptions, add_option_arguments
 from blockdex.parse import decode_html
 from blockdex.render import result_notes

@@ -76,47 +76,37 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    if args.page_type:
-        return _train_page_type(args)
     try:
-        cfg = TrainConfig(
-            datasets=_dataset_names(args.datasets or ",".join(SHIPPED_DATASETS)),
-            split=args.split or "train",
-            n_trees=args.trees or TrainConfig().n_trees,
-            threshold_repeats=args.threshold_repeats,
-            max_pages=args.limit,
-            item_columns=args.item_columns,
-        )
+        if args.page_type:
+            defaults = PageTypeTrainConfig()
+            cfg: TrainConfig | PageTypeTrainConfig = PageTypeTrainConfig(
+                datasets=_dataset_names(args.datasets or ",".join(PAGE_TYPE_DATASETS)),
+                split=args.split or defaults.split,
+                n_trees=args.trees or defaults.n_trees,
+                cv_seeds=args.cv_seeds,
+                max_pages=args.limit,
+            )
+        else:
+            cfg = TrainConfig(
+                datasets=_dataset_names(args.datasets or ",".join(SHIPPED_DATASETS)),
+                split=args.split or "train",
+                n_trees=args.trees or TrainConfig().n_trees,
+                threshold_repeats=args.threshold_repeats,
+                max_pages=args.limit,
+                item_columns=args.item_columns,
+            )
     except ValueError as exc:
         raise BlockdexError(str(exc)) from None
-    result = train(cfg)
+    result = train_page_type(cfg) if isinstance(cfg, PageTypeTrainConfig) else train(cfg)
     save_model(result.model, args.out)
     print(json.dumps(result.report, indent=2))
+    if args.page_type:
+        for name in ("cv_by_host", "cv_at_random"):
+            print(f"\n{name} (first seed):", file=sys.stderr)
+            print(confusion_markdown(result.report[name]["confusion_first_seed"]), file=sys.stderr)
     print(f"model written to {args.out}", file=sys.stderr)
     return 0
 
 
 def _dataset_names(spec: str) -> tuple[str, ...]:
     return tuple(s.strip() for s in spec.split(",") if s.strip())
-
-
-def _train_page_type(args: argparse.Namespace) -> int:
-    defaults = PageTypeTrainConfig()
-    try:
-        cfg = PageTypeTrainConfig(
-            datasets=_dataset_names(args.datasets or ",".join(PAGE_TYPE_DATASETS)),
-            split=args.split or defaults.split,
-            n_trees=args.trees or defaults.n_trees,
-            cv_seeds=args.cv_seeds,
-            max_pages=args.limit,
-        )
-    except ValueError as exc:
-        raise BlockdexError(str(exc)) from None
-    result = train_page_type(cfg)
-    save_model(result.model, args.out)
-    print(json.dumps(result.report, indent=2))
-    for name in ("cv_by_host", "cv_at_random"):
-        print(f"\n{name} (first seed):", file=sys.stderr)
-        print(confusion_markdown(result.report[name]["confusion_first_seed"]), file=sys.stderr)
-    print(f"model written to {args.out}", file=sys.stderr)
-    return 0

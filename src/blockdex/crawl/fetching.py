@@ -15,10 +15,11 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
+from blockdex.crawl.config import CrawlConfig, CrawlSummary
 from blockdex.crawl.politeness import Host, retry_after_seconds
 from blockdex.errors import BlockdexError
 from blockdex.fetch import (
@@ -29,9 +30,6 @@ from blockdex.fetch import (
     redirect_target,
 )
 from blockdex.urls import netloc_of, normalize_url
-
-if TYPE_CHECKING:
-    from blockdex.crawl.config import CrawlConfig, CrawlSummary
 
 RETRY_STATUSES = frozenset({429, 503})
 HopCheck = Callable[[str], Awaitable[None]]
@@ -137,11 +135,11 @@ class Fetcher:
                 async with host.inflight:
                     await host.turn()
                     async with self._slots:
-                        result = await self._timed_fetch(
+                        result = await self._fetch_once(
                             url, html_only, hop_check, max_bytes, truncate
                         )
             else:
-                result = await self._timed_fetch(url, html_only, hop_check, max_bytes, truncate)
+                result = await self._fetch_once(url, html_only, hop_check, max_bytes, truncate)
             if isinstance(result, Fetched):
                 result.retries = attempt
                 return result
@@ -167,23 +165,6 @@ class Fetcher:
             host.pause(wait)
             if not polite:
                 await asyncio.sleep(wait)
-
-    async def _timed_fetch(
-        self,
-        url: str,
-        html_only: bool,
-        hop_check: HopCheck | None,
-        max_bytes: int | None,
-        truncate: bool,
-    ) -> Fetched | Busy:
-        t0 = time.perf_counter()
-        try:
-            result = await self._fetch_once(url, html_only, hop_check, max_bytes, truncate)
-        finally:
-            self.summary.fetch_seconds += time.perf_counter() - t0
-        if isinstance(result, Fetched):
-            result.seconds = time.perf_counter() - t0
-        return result
 
     def _client(self, netloc: str) -> Any:
         """One HTTP client per host: a pooled connection then always serves the host whose
@@ -215,16 +196,22 @@ class Fetcher:
         (address policy, resolved once and pinned), then ``hop_check``; the body is refused
         on its headers when it is not HTML (``html_only``) or declares too many bytes, and
         while streaming when it grows over the cap (cut there instead when ``truncate``)."""
+        t0 = time.perf_counter()
         limit = max_bytes or self.cfg.fetch.max_bytes
         redirects: list[str] = []
         fetched_at = now_iso()
         try:
-            return await self._hops(
+            result = await self._hops(
                 url, html_only, hop_check, limit, truncate, redirects, fetched_at
             )
         except Refused as refused:
             refused.redirects = redirects
             raise
+        finally:
+            self.summary.fetch_seconds += time.perf_counter() - t0
+        if isinstance(result, Fetched):
+            result.seconds = time.perf_counter() - t0
+        return result
 
     async def _hops(
         self,

@@ -5,7 +5,6 @@ under a time and memory limit; the fetcher never waits for them."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import multiprocessing as mp
 import threading
 import time
@@ -79,20 +78,14 @@ class ExtractionPool:
     def _exchange(self, worker: Any, page: PageInput) -> tuple[dict[str, Any], Any]:
         if not worker.ready:
             ready = connection.wait([worker.conn, worker.proc.sentinel], self.start_timeout)
-            message = None
-            if worker.conn in ready:
-                with contextlib.suppress(EOFError, OSError):
-                    message = worker.conn.recv()
-            if not message or message[0] != "ready":
+            kind = worker.receive()[0] if worker.conn in ready else "died"
+            if kind != "ready":
                 raise BlockdexError("an extraction worker could not start: see the messages above")
             worker.ready = True
         worker.send(page)
         ready = connection.wait([worker.conn, worker.proc.sentinel], self.cfg.page_timeout)
         if worker.conn in ready:
-            try:
-                kind, payload = worker.conn.recv()
-            except (EOFError, OSError):
-                kind, payload = "died", None
+            kind, payload = worker.receive()
             if kind == "done":
                 worker.page = None
                 if worker.tasks >= self.cfg.max_tasks_per_worker:
