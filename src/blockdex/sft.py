@@ -9,14 +9,21 @@ assistant message the chunk's selected intervals (``[[3,7],[12,12]]`` or ``NA``)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
+
+from tqdm import tqdm
 
 from blockdex.errors import BlockdexError
 from blockdex.evaluate.align import oracle_selection
-from blockdex.evaluate.datasets import EvalPage
+from blockdex.evaluate.datasets import EvalPage, load_dataset, split_of
+from blockdex.extract import Extractor
 from blockdex.intervals import chunk_page
 from blockdex.page import Selection
+from blockdex.predict import Predictor
 from blockdex.predict.llm import PROMPT_VERSION, LLMConfig, build_prompt, load_prompt
 from blockdex.segment import count_tokens
 
@@ -58,3 +65,49 @@ def majority_vote(selections: list[Selection], min_votes: int) -> tuple[Selectio
             counts[i] = counts.get(i, 0) + 1
     kept = sorted(i for i, c in counts.items() if c >= min_votes)
     return Selection.from_indices(kept), counts
+
+
+def write_sft_examples(
+    datasets: Sequence[str], out: str | Path, split: str, limit: int | None, cfg: LLMConfig
+) -> int:
+    """Write the chat examples of every page of ``datasets`` in ``split`` (``all``: every page)
+    to the JSONL file ``out``; return how many."""
+    ex = Extractor("all")
+    written = 0
+    with Path(out).open("w", encoding="utf-8") as fh:
+        for name in datasets:
+            pages = [
+                p
+                for p in load_dataset(name, limit=limit)
+                if split == "all" or split_of(p.id) == split
+            ]
+            for page in tqdm(pages, desc=name, file=sys.stderr):
+                for example in examples_for_page(page, ex, cfg):
+                    fh.write(json.dumps(example, ensure_ascii=False) + "\n")
+                    written += 1
+    return written
+
+
+def annotate_pages(
+    pages: Sequence[EvalPage], out: str | Path, predictor: Predictor, votes: int, min_votes: int
+) -> None:
+    """Label each page with ``votes`` runs of ``predictor`` and keep the indices at least
+    ``min_votes`` runs chose; one JSONL record per page in ``out`` (an error record when the
+    page cannot be read)."""
+    ex = Extractor("all")
+    with Path(out).open("w", encoding="utf-8") as fh:
+        for page in tqdm(pages, desc="annotating", file=sys.stderr):
+            record: dict[str, Any] = {"id": page.id, "url": page.url, "query": page.query}
+            try:
+                seg = ex.segment(page.html, url=page.url)
+                runs = [predictor.predict(seg, page.query) for _ in range(votes)]
+                sel, counts = majority_vote(runs, min_votes)
+                record.update(
+                    selection=sel.format(),
+                    intervals=[list(iv) for iv in sel.intervals],
+                    votes={str(k): v for k, v in sorted(counts.items())},
+                    runs=votes,
+                )
+            except BlockdexError as exc:  # every page yields a record
+                record["error"] = str(exc)
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -1,19 +1,13 @@
 """``blockdex dataset``: training data built from labelled pages (the examples:
-:func:`blockdex.sft.examples_for_page`)."""
+:func:`blockdex.sft.write_sft_examples`)."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 
-from tqdm import tqdm
-
-from blockdex.evaluate.datasets import load_dataset, split_of
-from blockdex.extract import Extractor
 from blockdex.predict.llm import LLMConfig
-from blockdex.sft import examples_for_page
+from blockdex.sft import write_sft_examples
 
 NAME = "dataset"
 HELP = "build training data (IndexLM chat examples) from labelled pages"
@@ -43,20 +37,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    ex = Extractor("all")
+    datasets = [name.strip() for name in args.datasets.split(",")]
     cfg = LLMConfig(max_doc_tokens=args.max_doc_tokens)
-    written = 0
-    out = Path(args.out)
-    with out.open("w", encoding="utf-8") as fh:
-        for name in args.datasets.split(","):
-            pages = [
-                p
-                for p in load_dataset(name.strip(), limit=args.limit)
-                if args.split == "all" or split_of(p.id) == args.split
-            ]
-            for page in tqdm(pages, desc=name, file=sys.stderr):
-                for example in examples_for_page(page, ex, cfg):
-                    fh.write(json.dumps(example, ensure_ascii=False) + "\n")
-                    written += 1
-    print(f"{written} examples written to {out}", file=sys.stderr)
+    written = write_sft_examples(datasets, args.out, args.split, args.limit, cfg)
+    print(f"{written} examples written to {args.out}", file=sys.stderr)
     return 0
