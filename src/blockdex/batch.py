@@ -404,7 +404,10 @@ def _worker_main(conn: Connection, cfg: BatchConfig, task: RecordTask | None = N
         conn.send(("done", task(page, cfg)))
 
 
-class _Worker:
+class Worker:
+    """One spawned worker process (memory limited, models loaded once) and its pipe: the unit
+    of :class:`WorkerPool` and of the crawler's extraction pool."""
+
     def __init__(self, ctx: Any, cfg: BatchConfig, task: RecordTask | None = None) -> None:
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker_main, args=(child, cfg, task), daemon=True)
@@ -440,7 +443,8 @@ class _Worker:
         self.conn.close()
 
 
-def _error_record(page: PageInput, error: str, kind: str, ms: float | None = None) -> dict:
+def error_record(page: PageInput, error: str, kind: str, ms: float | None = None) -> dict:
+    """The record of a page without a result: why (``error``, ``kind``), after ``ms``."""
     return {
         "seq": page.seq,
         "id": page.id,
@@ -458,12 +462,12 @@ class WorkerPool:
     def __init__(self, cfg: BatchConfig) -> None:
         self.cfg = cfg
         self.ctx = mp.get_context("spawn")
-        self.workers = [_Worker(self.ctx, cfg) for _ in range(max(1, cfg.jobs))]
+        self.workers = [Worker(self.ctx, cfg) for _ in range(max(1, cfg.jobs))]
         self.replaced = 0
 
     def _replace(self, i: int, kill: bool) -> None:
         self.workers[i].stop(kill=kill)
-        self.workers[i] = _Worker(self.ctx, self.cfg)
+        self.workers[i] = Worker(self.ctx, self.cfg)
         self.replaced += 1
 
     def run(self, pages: Iterator[PageInput]) -> Iterator[dict[str, Any]]:
@@ -477,7 +481,7 @@ class WorkerPool:
                         if page is None:
                             exhausted = True
                         elif page.error is not None:
-                            yield _error_record(page, page.error, page.error_kind or "read_error")
+                            yield error_record(page, page.error, page.error_kind or "read_error")
                         else:
                             worker.send(page)
                 busy = [w for w in self.workers if w.page is not None or not w.ready]
@@ -495,7 +499,7 @@ class WorkerPool:
             for worker in self.workers:
                 worker.stop(kill=worker.page is not None)
 
-    def _collect(self, i: int, worker: _Worker, ready: list[Any]) -> Iterator[dict[str, Any]]:
+    def _collect(self, i: int, worker: Worker, ready: list[Any]) -> Iterator[dict[str, Any]]:
         if worker.conn in ready:
             kind, payload = worker.receive()
             if kind == "ready":
@@ -514,7 +518,7 @@ class WorkerPool:
             code = worker.proc.exitcode
             self._replace(i, kill=True)
             if page is not None:
-                yield _error_record(
+                yield error_record(
                     page,
                     f"the worker process died on this page (exit code {code})",
                     "worker_crashed",
@@ -526,7 +530,7 @@ class WorkerPool:
         if worker.page is not None and time.monotonic() - worker.started > self.cfg.page_timeout:
             page = worker.page
             self._replace(i, kill=True)
-            yield _error_record(
+            yield error_record(
                 page,
                 f"the page took longer than the {self.cfg.page_timeout:g} s limit",
                 "timeout",

@@ -1,6 +1,6 @@
 """What several commands share: the page to read and where to write the result, the pipeline
 limits (``--max-bytes`` …) a command that reads a page offers, and settings declared as rows.
-(Reading the page itself is :mod:`blockdex.inputs`'.)"""
+(Reading the page itself: :mod:`blockdex.inputs`.)"""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from multiprocessing import connection
 from typing import Any
 
-from blockdex.batch import BatchConfig, PageInput, RecordTask, _error_record, _Worker, extract_page
+from blockdex.batch import BatchConfig, PageInput, RecordTask, Worker, error_record, extract_page
 from blockdex.crawl.discovery import DEFAULT_DISCOVERY
 from blockdex.crawl.simhash import text_simhash
 from blockdex.errors import BlockdexError
@@ -37,7 +37,7 @@ def crawl_page_task(page: PageInput, cfg: BatchConfig) -> dict[str, Any]:
 
 
 class ExtractionPool:
-    """The batch runner's worker processes (:class:`blockdex.batch._Worker`: spawned, memory
+    """The batch runner's worker processes (:class:`blockdex.batch.Worker`: spawned, memory
     limited, models loaded once), driven from asyncio: each exchange runs in a thread of its own,
     so a slow page holds one worker and one thread, never the event loop or the other pages."""
 
@@ -48,7 +48,7 @@ class ExtractionPool:
         self.cfg = cfg
         self.task = task
         self._ctx = mp.get_context("spawn")
-        self._make = lambda: _Worker(self._ctx, cfg, task)
+        self._make = lambda: Worker(self._ctx, cfg, task)
         self._lock = threading.Lock()
         self._workers = [self._make() for _ in range(max(1, cfg.jobs))]
         self._idle: asyncio.Queue[Any] = asyncio.Queue()
@@ -99,7 +99,7 @@ class ExtractionPool:
             worker.proc.join(1)
             error = f"the worker process died on this page (exit code {worker.proc.exitcode})"
             kind = "worker_crashed"
-        return _error_record(page, error, kind, ms), self._replace(worker, kill=True)
+        return error_record(page, error, kind, ms), self._replace(worker, kill=True)
 
     def close(self) -> None:
         with self._lock:
