@@ -36,9 +36,11 @@ from typing import Any
 import pytest
 
 from blockdex.cli import main
-from blockdex.crawl_discovery import RobotsRules, parse_feed, parse_sitemap
-from blockdex.crawl_urls import normalize_url, url_to_path
+from blockdex.crawl.discovery import parse_feed, parse_sitemap
+from blockdex.crawl.politeness import RobotsRules
+from blockdex.crawl.store import url_to_path
 from blockdex.pagetype import OTHER, PAGE_TYPES
+from blockdex.urls import normalize_url
 
 WORDS = re.findall(
     r"\w+",
@@ -709,6 +711,22 @@ def test_existing_crawl_needs_resume_and_the_same_settings(tmp_path, capsys):
     assert len(read_pages(Path(out))) == 1  # recorded once, not again
 
 
+def test_a_crawl_whose_manifest_predates_an_option_resumes(tmp_path, capsys):
+    out = tmp_path / "out"
+    seed = "http://127.0.0.1:9/"
+    assert main(["crawl", seed, "-o", str(out), "--quiet"]) == 0
+    manifest = out / "_CRAWL.json"
+    older = json.loads(manifest.read_text(encoding="utf-8"))
+    for name in ("images", "never_empty", "max_tokens"):  # options newer than the crawl
+        del older[name]
+    manifest.write_text(json.dumps(older), encoding="utf-8")
+    assert main(["crawl", seed, "-o", str(out), "--quiet", "--resume"]) == 0
+    capsys.readouterr()
+    assert "different max_tokens" in _error_of(
+        capsys, ["crawl", seed, "-o", str(out), "--quiet", "--resume", "--max-tokens", "50"]
+    )
+
+
 def test_help_explains_every_option():
     import argparse
 
@@ -825,7 +843,7 @@ def test_sitemaps_and_feeds_parse_in_their_forms():
 
 
 def test_scopes_and_globs_decide_which_links_are_followed():
-    from blockdex.crawl_urls import Scope, UrlFilter
+    from blockdex.crawl.frontier import Scope, UrlFilter
 
     host = Scope("host", ["https://docs.example.co.uk/guide/intro.html"])
     domain = Scope("domain", ["https://docs.example.co.uk/guide/intro.html"])
@@ -846,7 +864,7 @@ def test_scopes_and_globs_decide_which_links_are_followed():
 
 
 def test_near_identical_texts_share_a_fingerprint_and_others_do_not():
-    from blockdex.crawl_discovery import SimhashIndex, text_simhash
+    from blockdex.crawl.simhash import SimhashIndex, text_simhash
 
     text = " ".join(prose("fingerprint", 4))
     index = SimhashIndex(3)
@@ -877,3 +895,37 @@ def test_a_page_that_hangs_or_kills_its_worker_is_recorded_and_the_crawl_goes_on
         assert "/after-hang" not in pages
         summary = json.loads((out / "_SUMMARY.json").read_text())
         assert summary["workers_replaced"] == 2
+
+
+def test_the_worker_takes_links_and_canonical_from_the_extractions_one_parse(monkeypatch):
+    from blockdex.batch import BatchConfig, PageInput
+    from blockdex.crawl.worker import crawl_page_task
+
+    extract_module = sys.modules["blockdex.extract"]  # the name blockdex.extract is the function
+    parses = []
+    parse_html = extract_module.parse_html
+    monkeypatch.setattr(
+        extract_module, "parse_html", lambda *a, **k: parses.append(1) or parse_html(*a, **k)
+    )
+    prose = " ".join(
+        f"The owls of the old mill hunt at dusk along hedge number {i} and come back at dawn."
+        for i in range(12)
+    )
+    html = (
+        '<html><head><title>Owls</title><meta property="og:url" content="/owls?utm_source=x">'
+        '<link rel="alternate" type="application/rss+xml" href="/feed.xml"></head><body>'
+        '<nav style="display:none"><a href="/hidden-menu">menu</a></nav>'
+        f'<article><h1>Owls</h1><p>{prose}</p><p><a href="more.html#top">more</a></p></article>'
+        "</body></html>"
+    )
+    url = "http://example.org/birds/owls"
+    record = crawl_page_task(PageInput("1", url, html=html.encode(), url=url), BatchConfig(jobs=1))
+    assert parses == [1] and record["error"] is None
+    # the canonical rule is the metadata's: <link rel=canonical>, else og:url (normalised)
+    assert record["canonical"] == "http://example.org/owls"
+    # every link of the whole page, those cleaning drops (a hidden menu) too
+    assert record["links"] == [
+        "http://example.org/hidden-menu",
+        "http://example.org/birds/more.html",
+    ]
+    assert record["feeds"] == ["http://example.org/feed.xml"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 from pathlib import Path
@@ -10,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from blockdex.baselines import BASELINES, get_baseline
-from blockdex.baselines.danag import DanagBaseline, plot, register
+from blockdex.baselines.danag import DanagBaseline, plot
 from blockdex.cli import main
 from blockdex.errors import BlockdexError, MissingExtra
 
@@ -148,11 +147,8 @@ def test_danag_subcommand_with_plot(tmp_path: Path, capsys) -> None:
     pytest.importorskip("matplotlib")
     src = tmp_path / "owls.html"
     src.write_text(page(), encoding="utf-8")
-    parser = argparse.ArgumentParser(prog="blockdex")
-    register(parser.add_subparsers(dest="command"))
     png = tmp_path / "curve.png"
-    args = parser.parse_args(["danag", str(src), "--plot", str(png), "--format", "text"])
-    assert args.func(args) == 0
+    assert main(["danag", str(src), "--plot", str(png), "--format", "text"]) == 0
     out = capsys.readouterr().out
     assert PARAGRAPHS[3] in out and "Weather" not in out
     assert png.read_bytes().startswith(b"\x89PNG")

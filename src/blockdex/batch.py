@@ -18,7 +18,6 @@ Three promises hold whatever the input holds:
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import glob
 import gzip
@@ -36,7 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from blockdex.errors import BlockdexError, MissingExtra
-from blockdex.options import DEFAULT_OPTIONS, ExtractOptions, add_option_arguments, option_fields
+from blockdex.extract import run
+from blockdex.options import DEFAULT_OPTIONS, ExtractOptions, option_fields
+from blockdex.predict import available_predictors, get_predictor
+from blockdex.render import result_notes
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz")
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
@@ -315,12 +317,11 @@ def extract_record(page: PageInput, cfg: BatchConfig) -> dict[str, Any]:
     return extract_page(page, cfg)[0]
 
 
-def extract_page(page: PageInput, cfg: BatchConfig) -> tuple[dict[str, Any], Any]:
+def extract_page(
+    page: PageInput, cfg: BatchConfig, *, page_links: bool = False
+) -> tuple[dict[str, Any], Any]:
     """:func:`extract_record`'s record, and the :class:`~blockdex.extract.Extraction` it was
-    made from (None for an error record)."""
-    from blockdex.extract import run
-    from blockdex.render import result_notes
-
+    made from (None for an error record; ``page_links``: with what the page links to)."""
     t0 = time.perf_counter()
     record: dict[str, Any] = {
         "seq": page.seq,
@@ -330,7 +331,13 @@ def extract_page(page: PageInput, cfg: BatchConfig) -> tuple[dict[str, Any], Any
     }
     result = None
     try:
-        result = run(page.html, cfg.options, url=page.url, content_type=page.content_type)
+        result = run(
+            page.html,
+            cfg.options,
+            url=page.url,
+            content_type=page.content_type,
+            page_links=page_links,
+        )
         sel = result.selection
         record.update(
             title=result.page.title,
@@ -397,7 +404,10 @@ def _worker_main(conn: Connection, cfg: BatchConfig, task: RecordTask | None = N
         conn.send(("done", task(page, cfg)))
 
 
-class _Worker:
+class Worker:
+    """One spawned worker process (memory limited, models loaded once) and its pipe: the unit
+    of :class:`WorkerPool` and of the crawler's extraction pool."""
+
     def __init__(self, ctx: Any, cfg: BatchConfig, task: RecordTask | None = None) -> None:
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker_main, args=(child, cfg, task), daemon=True)
@@ -412,6 +422,14 @@ class _Worker:
         self.page, self.started, self.tasks = page, time.monotonic(), self.tasks + 1
         self.conn.send(page)
 
+    def receive(self) -> tuple[str, Any]:
+        """The worker's next message, ``(kind, payload)``; ``("died", None)`` when its pipe
+        broke (the process is gone)."""
+        try:
+            return self.conn.recv()
+        except (EOFError, OSError):
+            return "died", None
+
     def stop(self, kill: bool = False) -> None:
         if kill:
             self.proc.kill()
@@ -425,7 +443,8 @@ class _Worker:
         self.conn.close()
 
 
-def _error_record(page: PageInput, error: str, kind: str, ms: float | None = None) -> dict:
+def error_record(page: PageInput, error: str, kind: str, ms: float | None = None) -> dict:
+    """The record of a page without a result: why (``error``, ``kind``), after ``ms``."""
     return {
         "seq": page.seq,
         "id": page.id,
@@ -443,12 +462,12 @@ class WorkerPool:
     def __init__(self, cfg: BatchConfig) -> None:
         self.cfg = cfg
         self.ctx = mp.get_context("spawn")
-        self.workers = [_Worker(self.ctx, cfg) for _ in range(max(1, cfg.jobs))]
+        self.workers = [Worker(self.ctx, cfg) for _ in range(max(1, cfg.jobs))]
         self.replaced = 0
 
     def _replace(self, i: int, kill: bool) -> None:
         self.workers[i].stop(kill=kill)
-        self.workers[i] = _Worker(self.ctx, self.cfg)
+        self.workers[i] = Worker(self.ctx, self.cfg)
         self.replaced += 1
 
     def run(self, pages: Iterator[PageInput]) -> Iterator[dict[str, Any]]:
@@ -462,7 +481,7 @@ class WorkerPool:
                         if page is None:
                             exhausted = True
                         elif page.error is not None:
-                            yield _error_record(page, page.error, page.error_kind or "read_error")
+                            yield error_record(page, page.error, page.error_kind or "read_error")
                         else:
                             worker.send(page)
                 busy = [w for w in self.workers if w.page is not None or not w.ready]
@@ -480,12 +499,9 @@ class WorkerPool:
             for worker in self.workers:
                 worker.stop(kill=worker.page is not None)
 
-    def _collect(self, i: int, worker: _Worker, ready: list[Any]) -> Iterator[dict[str, Any]]:
+    def _collect(self, i: int, worker: Worker, ready: list[Any]) -> Iterator[dict[str, Any]]:
         if worker.conn in ready:
-            try:
-                kind, payload = worker.conn.recv()
-            except (EOFError, OSError):
-                kind, payload = "died", None
+            kind, payload = worker.receive()
             if kind == "ready":
                 worker.ready = True
                 return
@@ -502,7 +518,7 @@ class WorkerPool:
             code = worker.proc.exitcode
             self._replace(i, kill=True)
             if page is not None:
-                yield _error_record(
+                yield error_record(
                     page,
                     f"the worker process died on this page (exit code {code})",
                     "worker_crashed",
@@ -514,7 +530,7 @@ class WorkerPool:
         if worker.page is not None and time.monotonic() - worker.started > self.cfg.page_timeout:
             page = worker.page
             self._replace(i, kill=True)
-            yield _error_record(
+            yield error_record(
                 page,
                 f"the page took longer than the {self.cfg.page_timeout:g} s limit",
                 "timeout",
@@ -645,11 +661,8 @@ def _finished_parts(out_dir: Path, write: str) -> set[int]:
 def check_predictor(name: str | None) -> None:
     """Refuse an unknown predictor name before any worker starts (``module:Class`` names are
     loaded by the workers themselves)."""
-    if name is not None and ":" not in name:
-        from blockdex.predict import available_predictors, get_predictor
-
-        if name not in available_predictors():
-            get_predictor(name)  # raises UnknownPredictor with the list of names
+    if name is not None and ":" not in name and name not in available_predictors():
+        get_predictor(name)  # raises UnknownPredictor with the list of names
 
 
 def run_batch(
@@ -745,92 +758,3 @@ def run_batch(
         summary.workers_replaced = pool.replaced
     (out / SUMMARY).write_text(json.dumps(summary.to_json(), indent=1))
     return summary
-
-
-# --------------------------------------------------------------------------------------------
-# CLI
-
-
-def cmd_batch(args: argparse.Namespace) -> int:
-    cfg = BatchConfig(
-        jobs=args.jobs,
-        page_timeout=args.timeout,
-        memory_limit_mb=args.memory_mb,
-        part_size=args.part_size,
-        write=args.write,
-        include_blocks=args.blocks,
-        options=ExtractOptions.from_args(args),
-    )
-    summary = run_batch(args.inputs, args.out, cfg, resume=args.resume, progress=not args.quiet)
-    print(f"blockdex batch: {summary.describe()} -> {args.out}", file=sys.stderr)
-    return 0
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    defaults = BatchConfig()
-    p = subparsers.add_parser(
-        "batch",
-        help="extract many pages (HTML files, JSONL, WARC) into JSONL/Parquet parts",
-        description=(
-            "Extract every page of the inputs with a pool of worker processes. Each input page "
-            "yields exactly one record in OUT: the result, or an error record saying why it "
-            "failed. Parts are written atomically; --resume continues an interrupted run."
-        ),
-        epilog=(
-            "inputs:\n"
-            "  a directory           every *.html/*.htm file below it (recursive)\n"
-            "  a glob ('a/**/*.htm') the matching files\n"
-            "  *.jsonl[.gz]          one JSON object per line with 'html' (and 'id', 'url')\n"
-            "  *.warc[.gz]           the HTML response records\n"
-            "\nexamples:\n"
-            "  blockdex batch crawl/ --out out/ --jobs 2\n"
-            "  blockdex batch CC-MAIN-*.warc.gz --out out/ --write parquet\n"
-            "  blockdex batch pages.jsonl.gz --out out/ --query 'pricing' --resume\n"
-        ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("inputs", nargs="+", metavar="INPUT", help="directories, files or globs")
-    p.add_argument("-o", "--out", required=True, metavar="DIR", help="output directory")
-    p.add_argument(
-        "--write",
-        choices=WRITE_FORMATS,
-        default=defaults.write,
-        help=f"file format of the parts (default {defaults.write})",
-    )
-    add_option_arguments(p)
-    p.add_argument(
-        "-j",
-        "--jobs",
-        type=int,
-        default=defaults.jobs,
-        help=f"worker processes (default: cores = {defaults.jobs})",
-    )
-    p.add_argument(
-        "--timeout",
-        type=float,
-        default=defaults.page_timeout,
-        metavar="S",
-        help=f"seconds allowed per page (default {defaults.page_timeout:g})",
-    )
-    p.add_argument(
-        "--memory-mb",
-        type=int,
-        default=defaults.memory_limit_mb,
-        metavar="MB",
-        help=f"address-space limit per worker (default {defaults.memory_limit_mb})",
-    )
-    p.add_argument(
-        "--part-size",
-        type=int,
-        default=defaults.part_size,
-        metavar="N",
-        help=f"pages per output part (default {defaults.part_size})",
-    )
-    p.add_argument("--blocks", action="store_true", help="store the kept blocks in each record")
-    p.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue an interrupted run in OUT (same inputs and settings)",
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=cmd_batch)

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import argparse
 import html as html_lib
+import sys
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from string import Template
 from typing import Any
 
 from blockdex.extract import check_method, run
 from blockdex.extract import known_methods as known_methods  # (its old home)
+from blockdex.inputs import read_input
 from blockdex.options import DEFAULT_OPTIONS, ExtractOptions, add_option_arguments
 from blockdex.result import Result
 
@@ -185,10 +188,6 @@ def render_report(explanation: Explanation, *, source: str | None = None) -> str
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from blockdex.cli import read_input  # the command line reads inputs; its command goes there
-
     data, url, ctype = read_input(args.source)
     options = ExtractOptions.from_args(args)
     explanation = explain_page(data, options, url=args.url or url, content_type=ctype)
@@ -196,8 +195,6 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if args.out:
         Path(args.out).write_text(report, encoding="utf-8")
     else:
-        import sys
-
         sys.stdout.write(report)
     return 0
 

@@ -33,6 +33,7 @@ from blockdex.render import FORMATS, page_headline
 from blockdex.result import Result
 from blockdex.segment import DEFAULT_SEGMENT, SegmentConfig, count_tokens, segment_document
 from blockdex.units import section_context
+from blockdex.urls import read_page_links
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,13 +110,15 @@ class Extractor:
         query: str | None = None,
         content_type: str | None = None,
         output: str | None = None,
+        page_links: bool = False,
     ) -> Result:
         """Run the whole pipeline and return the page, the selection and timings.
 
         ``output="text"`` says the result will be rendered as text only: the blocks' HTML is
         then not built (segmenting costs less; the text and the selection are the same), unless
         the predictor reads it (a predictor without ``reads_markup = False``, e.g. ``llm``), and
-        the result refuses other formats (:attr:`Extraction.text_only`)."""
+        the result refuses other formats (:attr:`Extraction.text_only`). ``page_links=True``
+        also reads what the page links to (:attr:`Extraction.page_links`)."""
         t0 = time.perf_counter()
         deadline = self.config.deadline(t0)
         query = query.strip() if query and query.strip() else None
@@ -125,6 +128,7 @@ class Extractor:
         doc = parse_html(
             html, url=url, content_type=content_type, limits=self.config.parse, scripts=SCRIPTS_READ
         )
+        links = read_page_links(doc, url) if page_links else None  # before cleaning drops any
         t1 = time.perf_counter()
         clean_document(doc, self.config.clean)
         t2 = time.perf_counter()
@@ -147,6 +151,7 @@ class Extractor:
             query=query,
             timings={"parse": t1 - t0, "clean": t2 - t1, "segment": t3 - t2, "predict": t4 - t3},
             text_only=text_only,
+            page_links=links,
         )
 
     def _never_empty(
@@ -297,6 +302,7 @@ def run(
     config: ExtractConfig | None = None,
     method_options: Mapping[str, Any] | None = None,
     extractor: Extractor | None = None,
+    page_links: bool = False,
 ) -> Result:
     """The one request path under every entry point: extract ``document`` as ``options`` ask,
     with a predictor or a classic method (:data:`blockdex.baselines.BASELINES`).
@@ -304,14 +310,20 @@ def run(
     ``options`` are taken as validated (:meth:`ExtractOptions.validate`). ``config`` holds the
     pipeline's limits; ``extractor`` replaces the one the options name (a custom predictor, or
     a caller's own pipeline: its options then only say the query and the format);
-    ``method_options`` are the method's own keyword options (a classic method's settings)."""
+    ``method_options`` are the method's own keyword options (a classic method's settings).
+    ``page_links=True`` also reads what the page links to (:attr:`Result.page_links`)."""
     if extractor is None and options.method in BASELINES:
         return _run_classic(
             document, options.method, options, url, content_type, config, method_options
         )
     ex = extractor if extractor is not None else extractor_for(options, config, method_options)
     result = ex.run(
-        document, url=url, query=options.query, content_type=content_type, output=options.format
+        document,
+        url=url,
+        query=options.query,
+        content_type=content_type,
+        output=options.format,
+        page_links=page_links,
     )
     if options.max_tokens is not None:
         capped = cap_selection(result.page, result.selection, options.max_tokens, count_tokens)

@@ -27,6 +27,7 @@ from blockdex.render import (
     selection_markdown,
     selection_text,
 )
+from blockdex.urls import PageLinks
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +47,10 @@ class Result:
     classic: BaselineResult | None = None
     """A classic method's own output: the result's HTML and text are its (the selection is its
     output aligned to the page's blocks); None for a predictor, whose blocks are the result."""
+    page_links: PageLinks | None = None
+    """What the whole page links to (its links, canonical URL and feeds), read from the same
+    parse before cleaning, when asked (``Extractor.run(page_links=True)``: a crawler's
+    discovery); else None."""
 
     @property
     def method(self) -> str:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import html as html_lib
 import importlib
+import json
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from blockdex.clean import keep_content_noscripts
 from blockdex.errors import BlockdexError, UnknownPredictor
 from blockdex.parse import Document, parse_html
+from blockdex.render import html_to_markdown
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +28,25 @@ class BaselineResult:
     title: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
     """Method-specific output (e.g. VSSE records, DANAg curves) for JSON rendering."""
+
+    def render(self, fmt: str, *, url: str | None, method: str) -> str:
+        """The result in an output format (:data:`blockdex.options.FORMATS`), as
+        ``blockdex extract --method NAME`` writes it; JSON names the page and the method."""
+        if fmt == "html":
+            return self.html
+        if fmt == "text":
+            return self.text
+        if fmt == "json":
+            record = {
+                "title": self.title,
+                "url": url,
+                "method": method,
+                "text": self.text,
+                "markdown": html_to_markdown(self.html),
+                **self.extra,
+            }
+            return json.dumps(record, ensure_ascii=False, indent=2) + "\n"
+        return html_to_markdown(self.html)
 
 
 def parse_page(html: str | bytes, url: str | None, keep_noscripts: bool) -> Document:

@@ -25,7 +25,6 @@ footers as lines dominated by tags. The phases, as implemented here:
 
 from __future__ import annotations
 
-import argparse
 import html as html_lib
 import re
 from dataclasses import dataclass
@@ -241,7 +240,7 @@ class DanagBaseline:
 
 def plot(html: str | bytes, out_png: str | Path, config: DanagConfig = DEFAULT_DANAG) -> Path:
     """Draw the page's raw (T1 − T2) and smoothed diagrams, selected lines shaded, as a PNG."""
-    try:
+    try:  # optional extra (blockdex[eval]): only the diagram needs matplotlib
         import matplotlib
 
         matplotlib.use("Agg")
@@ -267,69 +266,3 @@ def plot(html: str | bytes, out_png: str | Path, config: DanagConfig = DEFAULT_D
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return out
-
-
-# -- command line ---------------------------------------------------------------------------
-
-
-def cmd_danag(args: argparse.Namespace) -> int:
-    import json
-    import sys
-
-    from blockdex.cli import _write, read_input
-    from blockdex.parse import decode_html
-    from blockdex.render import html_to_markdown
-
-    data, url, _ = read_input(args.source, max_bytes=args.max_bytes)
-    html, _ = decode_html(data)
-    cfg = DanagConfig(max_gap=args.max_gap, window=args.window)
-    result = DanagBaseline(cfg).run(html, url=url)
-    if args.plot:
-        path = plot(html, args.plot, cfg)
-        print(f"blockdex: diagram written to {path}", file=sys.stderr)
-    if args.format == "html":
-        out = result.html
-    elif args.format == "text":
-        out = result.text + "\n"
-    elif args.format == "json":
-        record = {"title": result.title, "url": url, "method": "danag", "text": result.text}
-        out = json.dumps({**record, **result.extra}, ensure_ascii=False) + "\n"
-    else:
-        out = html_to_markdown(result.html)
-    _write(out, args.out)
-    return 0
-
-
-def register(sub: Any) -> None:
-    """Add ``blockdex danag FILE [--plot PNG]`` to the command line."""
-    from blockdex.cli import _add_input_args
-    from blockdex.render import FORMATS
-
-    p = sub.add_parser(
-        "danag",
-        help="DANAg main content, optionally with its content/code line diagram (--plot)",
-        description=(
-            "Run DANAg (Mohammadzadeh et al. 2011) on one page: per source line, content "
-            "minus code characters, smoothed; the strongest positive region is the content."
-        ),
-    )
-    _add_input_args(p)
-    p.add_argument("--plot", metavar="PNG", help="draw the raw and smoothed diagrams here")
-    p.add_argument(
-        "-f", "--format", choices=FORMATS, default="markdown", help="output format (markdown)"
-    )
-    p.add_argument(
-        "--max-gap",
-        type=int,
-        default=DEFAULT_DANAG.max_gap,
-        metavar="N",
-        help=f"bridge up to N non-content lines (default {DEFAULT_DANAG.max_gap})",
-    )
-    p.add_argument(
-        "--window",
-        type=int,
-        default=DEFAULT_DANAG.window,
-        metavar="W",
-        help=f"smoothing neighbours per side (default {DEFAULT_DANAG.window})",
-    )
-    p.set_defaults(func=cmd_danag)

@@ -27,7 +27,6 @@ Each record has ``id, kind, dataset, split, query, url, html, relevant_text``. `
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import random
@@ -38,7 +37,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from blockdex.errors import BlockdexError
 from blockdex.evaluate.align import block_labels
 from blockdex.evaluate.datasets import EvalPage, load_dataset, split_of
 from blockdex.evaluate.metrics import word_tokens
@@ -415,51 +413,3 @@ def ensure_qe(path: str | Path | None = None, *, progress: bool = True) -> Path:
         print(f"making the QE set in {target} (once)…", file=sys.stderr)
         write_qe(target, make_qe(progress=progress))
     return target
-
-
-def cmd_make_qe(args: argparse.Namespace) -> int:
-    cfg = QEConfig(seed=args.seed, pages_per_dataset=args.pages)
-    datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
-    if not datasets:
-        raise BlockdexError("--datasets needs at least one dataset name")
-    counts = write_qe(args.out, make_qe(datasets, cfg, progress=not args.quiet))
-    total = sum(counts.values())
-    detail = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-    print(f"{total} QE records -> {args.out} ({detail})", file=sys.stderr)
-    return 0
-
-
-def register(sub: Any) -> None:
-    p = sub.add_parser(
-        "evaluate",
-        help="evaluation data: make the query-relevant extraction (QE) set",
-        description="Tools that build evaluation data from the shared datasets.",
-    )
-    inner = p.add_subparsers(dest="evaluate_command", metavar="TOOL")
-    q = inner.add_parser(
-        "make-qe",
-        help="build the QE set (section, shuffled, multi-article and no-answer queries)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    q.add_argument(
-        "--datasets",
-        default=",".join(DEFAULT_QE_DATASETS),
-        help="comma-separated shared datasets (default: %(default)s)",
-    )
-    q.add_argument("--out", required=True, help="output JSONL(.gz) file")
-    q.add_argument("--seed", type=int, default=DEFAULT_QE.seed)
-    q.add_argument(
-        "--pages",
-        type=int,
-        default=DEFAULT_QE.pages_per_dataset,
-        help="source pages per dataset (default: %(default)s)",
-    )
-    q.add_argument("--quiet", action="store_true")
-    q.set_defaults(func=cmd_make_qe)
-
-    def _no_tool(_args: argparse.Namespace) -> int:
-        p.print_help(sys.stderr)
-        return 2
-
-    p.set_defaults(func=_no_tool)

@@ -23,13 +23,13 @@ from typing import Any
 from blockdex.errors import (
     BlockdexError,
     MissingExtra,
-    PageTooLarge,
     UnknownPredictor,
     UnsafeURL,
     UnsupportedFormat,
 )
 from blockdex.extract import Extraction, Extractor, extractor_for, options_config, run
 from blockdex.fetch import DEFAULT_FETCH, FetchConfig, fetch_url
+from blockdex.inputs import read_file
 from blockdex.options import DEFAULT_OPTIONS, ExtractOptions
 from blockdex.predict import Predictor
 
@@ -96,23 +96,6 @@ def as_sources(sources: Source | Iterable[Source] | None) -> list[Source]:
     if isinstance(sources, str | os.PathLike):
         return [sources]
     return list(sources)
-
-
-def read_file(path: Path, max_bytes: int) -> bytes:
-    """The bytes of a local file, with a :class:`BlockdexError` that says what went wrong."""
-    try:
-        if path.is_dir():
-            raise BlockdexError(f"{path} is a directory; give the HTML files in it one by one")
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise PageTooLarge(f"{path} is {size:,} bytes, over the {max_bytes:,}-byte limit")
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise BlockdexError(f"cannot read {path}: no such file") from None
-    except PermissionError:
-        raise BlockdexError(f"cannot read {path}: permission denied") from None
-    except OSError as exc:
-        raise BlockdexError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 def page_metadata(result: Extraction, source: str | None) -> Metadata:

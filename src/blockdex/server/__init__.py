@@ -10,7 +10,6 @@ Model Context Protocol server for agents (``blockdex mcp``).
 
 from __future__ import annotations
 
-from blockdex.server.cli import cmd_serve, register
 from blockdex.server.http import (
     BlockdexServer,
     app_from_env,
@@ -38,11 +37,9 @@ __all__ = [
     "ServerConfig",
     "Service",
     "app_from_env",
-    "cmd_serve",
     "create_app",
     "openapi_schema",
     "parse_extract_request",
-    "register",
     "serve",
     "serve_in_thread",
 ]

@@ -20,14 +20,16 @@ nothing the kernel has, a power cut may lose the last lines, whose pages are the
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
-from blockdex.crawl_urls import safe_name, unique_path, url_to_path
 from blockdex.errors import BlockdexError, MissingExtra
 
 PAGES = "pages.jsonl"
@@ -38,6 +40,61 @@ WARC = "pages.warc.gz"
 SUFFIXES = {"markdown": ".md", "text": ".txt", "html": ".html", "json": ".json"}
 # Hop-by-hop and encoding headers that no longer describe the stored (decoded) body.
 WARC_DROPPED_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+# Page suffixes dropped from mirrored file names (``guide/intro.html`` → ``guide/intro.md``).
+PAGE_SUFFIXES = (".html", ".htm", ".xhtml", ".shtml", ".php", ".asp", ".aspx", ".jsp")
+_UNSAFE_NAME = re.compile(r"[^\w.\-]+")
+MAX_NAME_BYTES = 100
+"""Longest file or directory name written (bytes of UTF-8); longer ones are cut and hashed."""
+
+
+def _short_hash(text: str, n: int = 10) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:n]
+
+
+def safe_name(name: str) -> str:
+    """A file or directory name that is safe on common file systems: word characters, ``.``,
+    ``-`` and ``_`` only, no leading dot, at most :data:`MAX_NAME_BYTES` bytes."""
+    cleaned = _UNSAFE_NAME.sub("_", name).strip()
+    if cleaned.startswith("."):
+        cleaned = "_" + cleaned[1:]
+    if not cleaned:
+        return "_"
+    if len(cleaned.encode("utf-8")) > MAX_NAME_BYTES:
+        cut = cleaned
+        while len(cut.encode("utf-8")) > MAX_NAME_BYTES - 11:
+            cut = cut[:-1]
+        cleaned = f"{cut}-{_short_hash(name)}"
+    return cleaned
+
+
+def url_to_path(url: str, suffix: str = ".md") -> str:
+    """The relative file path that mirrors ``url``: ``host[_port]/dir/…/name{suffix}``.
+
+    A path ending in ``/`` is written as ``index``; page suffixes (``.html``, ``.php`` …) are
+    dropped; a query string adds a short hash of itself to the name, so that ``list?page=2`` and
+    ``list?page=3`` are two files."""
+    parts = urlsplit(url)
+    segments = [unquote(s) for s in (parts.path or "/").split("/")[1:]]
+    *dirs, last = segments or [""]
+    lower = last.lower()
+    for page_suffix in PAGE_SUFFIXES:
+        if lower.endswith(page_suffix) and len(last) > len(page_suffix):
+            last = last[: -len(page_suffix)]
+            break
+    if not last:
+        last = "index"
+    if parts.query:
+        last = f"{last}_{_short_hash(parts.query)}"
+    names = [safe_name(parts.netloc.replace(":", "_"))]
+    names += [safe_name(d) for d in dirs if d]
+    names.append(safe_name(last) + suffix)
+    return "/".join(names)
+
+
+def unique_path(path: str, url: str) -> str:
+    """``path`` made distinct for ``url`` when another URL already claimed it."""
+    stem, dot, ext = path.rpartition(".")
+    return f"{stem}-{_short_hash(url, 8)}{dot}{ext}" if dot else f"{path}-{_short_hash(url, 8)}"
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -115,10 +172,11 @@ class CrawlStore:
         resume: bool = False,
         output: str = "markdown",
         warc: bool = False,
+        defaults: Mapping[str, Any] | None = None,
     ) -> None:
         self.out = Path(out_dir)
         self.suffix = SUFFIXES[output]
-        self._check_directory(manifest, resume)
+        self._check_directory(manifest, resume, defaults or {})
         self.pages = Journal(self.out / PAGES)
         self.frontier = Journal(self.out / FRONTIER)
         self._paths: dict[str, str] = {}
@@ -127,11 +185,15 @@ class CrawlStore:
         self.warc = warc
         if warc:
             try:
-                import warcio  # noqa: F401
+                import warcio  # noqa: F401  # optional extra (blockdex[batch]): --warc only
             except ImportError:
                 raise MissingExtra("warcio", "batch", "Writing a WARC (--warc)") from None
 
-    def _check_directory(self, manifest: dict[str, Any], resume: bool) -> None:
+    def _check_directory(
+        self, manifest: dict[str, Any], resume: bool, defaults: Mapping[str, Any]
+    ) -> None:
+        """Make the directory, or check that it holds the crawl ``manifest`` continues (a
+        setting a manifest lacks has its value in ``defaults``)."""
         out = self.out
         try:
             out.mkdir(parents=True, exist_ok=True)
@@ -150,7 +212,11 @@ class CrawlStore:
                 old = json.loads(path.read_text(encoding="utf-8"))
             except (OSError, ValueError) as exc:
                 raise BlockdexError(f"cannot read {path}: {exc}") from None
-            changed = sorted(k for k in {*old, *manifest} if old.get(k) != manifest.get(k))
+            changed = sorted(
+                k
+                for k in {*old, *manifest}
+                if old.get(k, defaults.get(k)) != manifest.get(k, defaults.get(k))
+            )
             if changed:
                 raise BlockdexError(
                     f"cannot resume {out}: the earlier crawl used different {', '.join(changed)}"
@@ -226,6 +292,7 @@ class CrawlStore:
         date: str,
     ) -> dict[str, int]:
         """Append one response record; return where it is (``offset``, ``length``)."""
+        # optional extra (blockdex[batch]), present: the constructor checked
         from warcio.statusandheaders import StatusAndHeaders
         from warcio.warcwriter import WARCWriter
 
