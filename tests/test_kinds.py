@@ -17,6 +17,7 @@ from blockdex.predict.content import ContentPredictor
 from blockdex.predict.kinds import page_kind_rules
 
 KINDS = Path(__file__).parent / "data" / "kinds"
+GRID_URL = "https://shop.example/c/walking-boots"
 GRID = (KINDS / "product_grid.html").read_text(encoding="utf-8")
 REVIEWS = """<html><head><title>Trail stove</title></head><body>
 <nav><a href="/">Home</a> <a href="/stoves">Stoves</a></nav>
@@ -56,7 +57,7 @@ def _texts(page: Page, keep: np.ndarray) -> list[str]:
 
 def test_a_collections_records_are_kept_without_the_templates_buttons(monkeypatch) -> None:
     _as("collection", monkeypatch)
-    page = blockdex.segment(GRID)
+    page = blockdex.segment(GRID, url=GRID_URL)
     probs = _grid_probs(page)
     keep = probs >= 0.5
     assert "Ridgeline GTX" not in _texts(page, keep)
@@ -68,9 +69,25 @@ def test_a_collections_records_are_kept_without_the_templates_buttons(monkeypatc
     assert "Delivery" not in kept and "Boots" not in kept  # the page's menus are no records
 
 
+def test_a_page_without_an_address_is_left_as_the_model_decided(monkeypatch) -> None:
+    # the page type leans on the URL's shape: without one, the rules do not trust it
+    _as("collection", monkeypatch)
+    canonical = (
+        '<link rel="canonical" href="https://shop.northfield.example/collections/walking-boots">'
+    )
+    assert canonical in GRID
+    page = blockdex.segment(GRID.replace(canonical, ""))
+    assert page.url is None
+    probs = _grid_probs(page)
+    keep = probs >= 0.5
+    assert (page_kind_rules(page, keep, probs) == keep).all()
+    page = blockdex.segment(GRID)  # its canonical link is an address
+    assert (page_kind_rules(page, keep, probs) != keep).any()
+
+
 def test_the_same_list_on_an_article_is_left_as_the_model_decided(monkeypatch) -> None:
     _as("article", monkeypatch)
-    page = blockdex.segment(GRID)
+    page = blockdex.segment(GRID, url=GRID_URL)
     probs = _grid_probs(page)
     keep = probs >= 0.5
     assert (page_kind_rules(page, keep, probs) == keep).all()
@@ -78,14 +95,14 @@ def test_the_same_list_on_an_article_is_left_as_the_model_decided(monkeypatch) -
 
 def test_a_list_the_model_reads_as_boilerplate_is_not_rescued(monkeypatch) -> None:
     _as("collection", monkeypatch)
-    page = blockdex.segment(GRID)
+    page = blockdex.segment(GRID, url=GRID_URL)
     probs = _grid_probs(page) * 0.3  # the list's mean probability under MIN_LIST_PROB
     keep = probs >= 0.2
     assert (page_kind_rules(page, keep, probs) == keep).all()
 
 
 def test_a_product_pages_reviews_are_dropped(monkeypatch) -> None:
-    page = blockdex.segment(REVIEWS)
+    page = blockdex.segment(REVIEWS, url="https://shop.example/p/pocket-trail-stove")
     probs = np.full(len(page.blocks), 0.9)
     keep = np.array([b.tag in ("h1", "p") for b in page.blocks])
     _as("product", monkeypatch)
@@ -98,7 +115,7 @@ def test_a_product_pages_reviews_are_dropped(monkeypatch) -> None:
 
 def test_reviews_alone_are_not_dropped(monkeypatch) -> None:
     _as("product", monkeypatch)
-    page = blockdex.segment(REVIEWS)
+    page = blockdex.segment(REVIEWS, url="https://shop.example/p/pocket-trail-stove")
     keep = np.array(["review" in b.attrs for b in page.blocks])
     assert keep.any()
     assert (page_kind_rules(page, keep, np.full(len(page.blocks), 0.9)) == keep).all()
@@ -106,7 +123,7 @@ def test_reviews_alone_are_not_dropped(monkeypatch) -> None:
 
 def test_the_rules_are_on_by_default_and_can_be_left_out() -> None:
     assert ContentPredictor().kinds is True
-    page = blockdex.segment(GRID)
+    page = blockdex.segment(GRID, url=GRID_URL)
     off = ContentPredictor(kinds=False).predict(page)
     assert off.indices  # the model alone already reads this hand-made grid
     assert set(off.indices) <= set(ContentPredictor().predict(page).indices)

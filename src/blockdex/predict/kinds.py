@@ -17,6 +17,10 @@ Two rules read the model's decision at the level of the page, each only where it
   class or id names reviews, ratings or testimonials are dropped (unless nothing would be left).
 
 The page type costs a few milliseconds, so it is asked only once a rule has something to change.
+Neither rule reads a page without an address (no URL given and no canonical link): the page type
+leans on the URL's shape (``/c/…``, ``/collections/``, ``?page=2``), and without it it called 5
+of l3s-gn1's 435 news pages listings, where the list rule then added the pages' rails
+(``benchmarks/NOTES.md``).
 On an article the rules do nothing: a rail of other stories is an item list too, and on a news
 page the same list read as a collection's grid would add it (``benchmarks/NOTES.md``).
 """
@@ -45,6 +49,8 @@ REVIEW_RE = re.compile(r"review|rating|testimonial")
 
 def page_kind_rules(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     """``keep`` changed by the two rules above (the same array when neither applies)."""
+    if not (page.url or page.meta.get("canonical")):
+        return keep
     keep = _page_list(page, keep, probs)
     return _without_reviews(page, keep)
 
