@@ -5,25 +5,12 @@ format it touches."""
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
 from blockdex.extract import ExtractConfig, Extractor
 from blockdex.predict.basic import OraclePredictor
 from blockdex.segment import SegmentConfig
-
-WALKS = ("compiled", "python")
-TWIN_MODULES = ("blockdex.segment", "blockdex.clean")
-
-
-@pytest.fixture(params=WALKS)
-def walk(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Each test runs twice: with the compiled twins (when built) and with the Python code."""
-    if request.param == "python":
-        for name in TWIN_MODULES:
-            monkeypatch.setattr(sys.modules[name], "compiled", None)
-    return request.param
 
 
 def outputs(html: str, extractor: Extractor | None = None, **run: object) -> dict[str, str]:

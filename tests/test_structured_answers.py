@@ -5,7 +5,6 @@ figures and a list), asked as a user would ask, through both walks and in every 
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
@@ -29,17 +28,7 @@ def _have_embed() -> bool:
 
 needs_embed = pytest.mark.skipif(not _have_embed(), reason="needs the 'embed' extra")
 
-WALKS = ("compiled", "python")
-TWIN_MODULES = ("blockdex.segment", "blockdex.clean")
 FORMATS = ("markdown", "text", "html", "json")
-
-
-@pytest.fixture(params=WALKS)
-def walk(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    if request.param == "python":
-        for name in TWIN_MODULES:
-            monkeypatch.setattr(sys.modules[name], "compiled", None)
-    return request.param
 
 
 @pytest.fixture(scope="module")
