@@ -18,9 +18,9 @@ from libc.stdlib cimport free, realloc
 from libc.string cimport memchr, memcpy
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_KIND, PyUnicode_READ
 from blockdex._lexbor_c cimport (
-    NODE_ELEMENT, NODE_TEXT, _TagKinds, _all_needles, _ascii_ieq, _attr, _attr_first, _attr_next,
-    _attr_qname, _attr_value, _decode, _deep_text, _find_attr, _following, _needle_mask,
-    _node_remove, _tag, _text, _text_nodes, bd_chardata, bd_node, memmem,
+    NODE_ELEMENT, NODE_TEXT, _TagKinds, _after, _all_needles, _ascii_ieq, _attr, _attr_first,
+    _attr_next, _attr_qname, _attr_value, _decode, _deep_text, _find_attr, _following,
+    _needle_mask, _node_remove, _tag, _text, _text_nodes, bd_chardata, bd_node, memmem,
 )
 
 def long_string_literals(str code, Py_ssize_t min_chars):
@@ -76,6 +76,15 @@ cdef struct _Attrs:
     size_t href_len
 
 
+cdef inline const unsigned char *_value_or_empty(void *attr, size_t *n) noexcept:
+    """The attribute's value, ``b""`` (length 0) when it has none."""
+    cdef const unsigned char *v = _attr_value(attr, n)
+    if v == NULL:
+        n[0] = 0
+        return <const unsigned char *> b""
+    return v
+
+
 cdef void _read_attrs(bd_node *node, _Attrs *found, bint classes, bint href) noexcept:
     """One pass over the element's attributes: whether it is hidden (it matches
     ``blockdex.clean.HIDDEN_SELECTOR`` but for its ``input[type="hidden"]`` part, inputs being
@@ -107,26 +116,11 @@ cdef void _read_attrs(bd_node *node, _Attrs *found, bint classes, bint href) noe
                     found.hidden = True
             elif (classes and found.cls == NULL and n == 5
                   and _ascii_ieq(<const unsigned char *> b"class", name, 5)):
-                found.cls = _attr_value(attr, &found.class_len)
-                if found.cls == NULL:
-                    found.cls = <const unsigned char *> b""
-                    found.class_len = 0
+                found.cls = _value_or_empty(attr, &found.class_len)
             elif (href and found.href == NULL and n == 4
                   and _ascii_ieq(<const unsigned char *> b"href", name, 4)):
-                found.href = _attr_value(attr, &found.href_len)
-                if found.href == NULL:
-                    found.href = <const unsigned char *> b""
-                    found.href_len = 0
+                found.href = _value_or_empty(attr, &found.href_len)
         attr = _attr_next(attr)
-
-
-cdef inline bd_node *_after(bd_node *node, bd_node *root) noexcept:
-    """The node after ``node``'s subtree in document order inside ``root``'s, or NULL."""
-    while node != NULL and node != root:
-        if node.next != NULL:
-            return node.next
-        node = node.parent
-    return NULL
 
 
 # -- hover cards and permalink anchors (clean.drop_interface) ------------------------------------

@@ -1186,6 +1186,15 @@ cdef void _order_desc(const double *p, Py_ssize_t n, Py_ssize_t *order, Py_ssize
         memcpy(order, src, n * sizeof(Py_ssize_t))
 
 
+cdef inline Py_ssize_t _first_seen_id(dict ids, object key) except -1:
+    """``key``'s number in ``ids``; a key not seen yet is numbered next (first seen, first
+    numbered)."""
+    v = ids.get(key)
+    if v is None:
+        v = ids[key] = len(ids)
+    return v
+
+
 cdef int _group_ids(tuple blocks, tuple levels, int *groups) except -1:
     """``blockdex.features.block_groups``' partition: per block, an id for its tag path
     (column 0) and for its ancestor at each of ``levels`` (or its outermost one, or itself
@@ -1213,11 +1222,7 @@ cdef int _group_ids(tuple blocks, tuple levels, int *groups) except -1:
             cls = type(b)
             o_path = _slot_offset(cls, "path")
             o_scope = _slot_offset(cls, "scope")
-        key = _field(b, o_path)
-        got = paths.get(key)
-        if got is None:
-            got = paths[key] = len(paths)
-        groups[i * n_g] = <int> got
+        groups[i * n_g] = <int> _first_seen_id(paths, _field(b, o_path))
         scopes.append(_field(b, o_scope))
     try:
         keys = <long long *> _alloc(size * sizeof(long long), False)
@@ -1269,16 +1274,8 @@ def path_attr_ids(tuple blocks, Py_ssize_t[::1] path_of, Py_ssize_t[::1] attr_of
             block_cls = type(b)
             o_path = _slot_offset(block_cls, "path")
             o_attrs = _slot_offset(block_cls, "attrs")
-        key = _field(b, o_path)
-        v = path_ids.get(key)
-        if v is None:
-            v = path_ids[key] = len(path_ids)
-        path_of[i] = v
-        key = _field(b, o_attrs)
-        v = attr_ids.get(key)
-        if v is None:
-            v = attr_ids[key] = len(attr_ids)
-        attr_of[i] = v
+        path_of[i] = _first_seen_id(path_ids, _field(b, o_path))
+        attr_of[i] = _first_seen_id(attr_ids, _field(b, o_attrs))
     return path_ids, attr_ids
 
 

@@ -104,15 +104,20 @@ cdef inline bint _ascii_ieq(const unsigned char *a, const unsigned char *b, size
     return True
 
 
-cdef inline bd_node *_following(bd_node *node, bd_node *root) noexcept:
-    """The node after ``node`` in document order inside ``root``'s subtree, or NULL."""
-    if node.first_child != NULL:
-        return node.first_child
+cdef inline bd_node *_after(bd_node *node, bd_node *root) noexcept:
+    """The node after ``node``'s subtree in document order inside ``root``'s, or NULL."""
     while node != NULL and node != root:
         if node.next != NULL:
             return node.next
         node = node.parent
     return NULL
+
+
+cdef inline bd_node *_following(bd_node *node, bd_node *root) noexcept:
+    """The node after ``node`` in document order inside ``root``'s subtree, or NULL."""
+    if node.first_child != NULL:
+        return node.first_child
+    return _after(node, root)
 
 
 @cython.final

@@ -486,47 +486,51 @@ cdef extern from *:
         } \\
     } while (0)
 
-    static Py_ssize_t bd_utf8_1(const unsigned char *s, Py_ssize_t n, unsigned char *out) {
-        unsigned char *o = out;
-        Py_ssize_t i = 0;
     #if defined(__SSE2__)
-        while (i + 16 <= n) {  /* sixteen ASCII characters are their own bytes */
-            __m128i v = _mm_loadu_si128((const __m128i *) (s + i));
-            if (_mm_movemask_epi8(v) == 0) {
-                _mm_storeu_si128((__m128i *) o, v);
-                o += 16;
-                i += 16;
-                continue;
-            }
-            for (Py_ssize_t end = i + 16; i < end; i++) BD_PUT_BMP(o, (unsigned int) s[i]);
-        }
-    #endif
-        for (; i < n; i++) BD_PUT_BMP(o, (unsigned int) s[i]);
-        return o - out;
+    /* Sixteen characters at s written to o as their bytes when all are ASCII (1), else 0. */
+    static inline int bd_ascii16_1(const unsigned char *s, unsigned char *o) {
+        __m128i v = _mm_loadu_si128((const __m128i *) s);
+        if (_mm_movemask_epi8(v) != 0)
+            return 0;
+        _mm_storeu_si128((__m128i *) o, v);
+        return 1;
     }
 
-    static Py_ssize_t bd_utf8_2(const Py_UCS2 *s, Py_ssize_t n, unsigned char *out) {
-        unsigned char *o = out;
-        Py_ssize_t i = 0;
-    #if defined(__SSE2__)
+    static inline int bd_ascii16_2(const Py_UCS2 *s, unsigned char *o) {
         const __m128i high = _mm_set1_epi16((short) 0xFF80);
-        const __m128i zero = _mm_setzero_si128();
-        while (i + 16 <= n) {  /* sixteen ASCII characters: packed to their bytes */
-            __m128i a = _mm_loadu_si128((const __m128i *) (s + i));
-            __m128i b = _mm_loadu_si128((const __m128i *) (s + i + 8));
-            __m128i any = _mm_and_si128(_mm_or_si128(a, b), high);
-            if (_mm_movemask_epi8(_mm_cmpeq_epi16(any, zero)) == 0xFFFF) {
-                _mm_storeu_si128((__m128i *) o, _mm_packus_epi16(a, b));
-                o += 16;
-                i += 16;
-                continue;
-            }
-            for (Py_ssize_t end = i + 16; i < end; i++) BD_PUT_BMP(o, (unsigned int) s[i]);
-        }
-    #endif
-        for (; i < n; i++) BD_PUT_BMP(o, (unsigned int) s[i]);
-        return o - out;
+        __m128i a = _mm_loadu_si128((const __m128i *) s);
+        __m128i b = _mm_loadu_si128((const __m128i *) (s + 8));
+        __m128i any = _mm_and_si128(_mm_or_si128(a, b), high);
+        if (_mm_movemask_epi8(_mm_cmpeq_epi16(any, _mm_setzero_si128())) != 0xFFFF)
+            return 0;
+        _mm_storeu_si128((__m128i *) o, _mm_packus_epi16(a, b));  /* packed to their bytes */
+        return 1;
     }
+    #else
+    #define bd_ascii16_1(s, o) 0
+    #define bd_ascii16_2(s, o) 0
+    #endif
+
+    /* The UTF-8 of a one- or two-byte string: sixteen ASCII characters at a time where ascii16
+       finds them, one code point at a time elsewhere. */
+    #define BD_UTF8_NARROW(name, T, ascii16) \
+    static Py_ssize_t name(const T *s, Py_ssize_t n, unsigned char *out) { \
+        unsigned char *o = out; \
+        Py_ssize_t i = 0; \
+        while (i + 16 <= n) { \
+            if (ascii16(s + i, o)) { \
+                o += 16; \
+                i += 16; \
+                continue; \
+            } \
+            for (Py_ssize_t end = i + 16; i < end; i++) BD_PUT_BMP(o, (unsigned int) s[i]); \
+        } \
+        for (; i < n; i++) BD_PUT_BMP(o, (unsigned int) s[i]); \
+        return o - out; \
+    }
+
+    BD_UTF8_NARROW(bd_utf8_1, unsigned char, bd_ascii16_1)
+    BD_UTF8_NARROW(bd_utf8_2, Py_UCS2, bd_ascii16_2)
 
     static Py_ssize_t bd_utf8_4(const Py_UCS4 *s, Py_ssize_t n, unsigned char *out) {
         unsigned char *o = out;

@@ -18,8 +18,8 @@ from cpython.unicode cimport (
     PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ, PyUnicode_READ_CHAR,
 )
 from libc.stdint cimport uintptr_t
-from libc.stdlib cimport malloc, free, realloc
-from blockdex._common_c cimport _block_off, _blocks_of_class, _field
+from libc.stdlib cimport free, realloc
+from blockdex._common_c cimport _alloc, _block_off, _blocks_of_class, _field
 from blockdex._lexbor_c cimport (
     NODE_ELEMENT, NODE_TEXT, _TagKinds, _ascii_ieq, _attr, _attr_first, _attr_next, _attr_qname,
     _attr_value, _decode, _following, _tag, _text_nodes, bd_chardata, bd_node,
@@ -35,22 +35,17 @@ def mark_ranges(list element_ids, list marks):
     per ancestor. Call only when :func:`lexbor_ready` is True."""
     cdef Py_ssize_t n_marks = len(marks), n = len(element_ids), i, lo, hi, mid
     cdef uintptr_t key
-    cdef uintptr_t *sorted_marks
-    cdef Py_ssize_t *first
-    cdef Py_ssize_t *last
+    cdef uintptr_t *sorted_marks = NULL
+    cdef Py_ssize_t *first = NULL
+    cdef Py_ssize_t *last = NULL
     cdef bd_node *node
     out = {}
     if n_marks == 0:
         return out
-    sorted_marks = <uintptr_t *> malloc(n_marks * sizeof(uintptr_t))
-    first = <Py_ssize_t *> malloc(n_marks * sizeof(Py_ssize_t))
-    last = <Py_ssize_t *> malloc(n_marks * sizeof(Py_ssize_t))
-    if sorted_marks == NULL or first == NULL or last == NULL:
-        free(sorted_marks)
-        free(first)
-        free(last)
-        raise MemoryError()
     try:
+        sorted_marks = <uintptr_t *> _alloc(n_marks * sizeof(uintptr_t), False)
+        first = <Py_ssize_t *> _alloc(n_marks * sizeof(Py_ssize_t), False)
+        last = <Py_ssize_t *> _alloc(n_marks * sizeof(Py_ssize_t), False)
         for i in range(n_marks):
             sorted_marks[i] = <uintptr_t> marks[i]
             first[i] = -1
@@ -137,24 +132,19 @@ def unit_walk(uintptr_t root_id, list heading_ids, double min_share):
     cdef size_t total = 0, threshold
     cdef Py_ssize_t parts = _text_nodes(root, &total, <bd_chardata **> &only)
     cdef Py_ssize_t top = 0, room = 64, order = 0
-    cdef bd_node **open_nodes
-    cdef size_t *acc
-    cdef Py_ssize_t *opened
+    cdef bd_node **open_nodes = NULL
+    cdef size_t *acc = NULL
+    cdef Py_ssize_t *opened = NULL
     cdef bd_node **grown_nodes
     cdef size_t *grown_acc
     cdef Py_ssize_t *grown_opened
     candidates = []
     found = []
     threshold = <size_t> (min_share * total) if total else 0
-    open_nodes = <bd_node **> malloc(room * sizeof(bd_node *))
-    acc = <size_t *> malloc(room * sizeof(size_t))
-    opened = <Py_ssize_t *> malloc(room * sizeof(Py_ssize_t))
-    if open_nodes == NULL or acc == NULL or opened == NULL:
-        free(open_nodes)
-        free(acc)
-        free(opened)
-        raise MemoryError()
     try:
+        open_nodes = <bd_node **> _alloc(room * sizeof(bd_node *), False)
+        acc = <size_t *> _alloc(room * sizeof(size_t), False)
+        opened = <Py_ssize_t *> _alloc(room * sizeof(Py_ssize_t), False)
         open_nodes[0] = root
         acc[0] = 0
         opened[0] = -1

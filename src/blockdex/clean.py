@@ -132,8 +132,9 @@ _CLEAN_MINIMUMS = {
 }
 DEFAULT_CLEAN = CleanConfig()
 
-# Elements removed with everything inside them: they never hold text a reader sees as content.
-NOISE_TAGS: tuple[str, ...] = (
+# Elements that hold code or an embedded object, never text of the page itself: every cleaner
+# drops them (the HtmlRAG baseline too, with its own additions).
+CODE_AND_EMBED_TAGS: tuple[str, ...] = (
     "script",
     "style",
     "noscript",
@@ -144,6 +145,10 @@ NOISE_TAGS: tuple[str, ...] = (
     "object",
     "embed",
     "canvas",
+)
+# Elements removed with everything inside them: they never hold text a reader sees as content.
+NOISE_TAGS: tuple[str, ...] = (
+    *CODE_AND_EMBED_TAGS,
     "video",
     "audio",
     "map",

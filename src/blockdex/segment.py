@@ -584,19 +584,8 @@ class _Frame:
         """Class/id tokens of this frame and its nearest ancestors, computed once per frame.
 
         Lazy because reading attributes is the walk's most expensive step and most wrapper
-        elements never hold a block. Iterative: deep nesting cannot recurse.
-        """
-        if self._attrs is None:
-            todo: list[_Frame] = []
-            f: _Frame | None = self
-            while f is not None and f._attrs is None:
-                todo.append(f)
-                f = f.parent
-            base: tuple[str, ...] = f._attrs if f is not None and f._attrs is not None else ()
-            for g in reversed(todo):
-                base = (*base[1 - levels :], g.own())
-                g._attrs = base
-        return self._attrs  # type: ignore[return-value]
+        elements never hold a block."""
+        return self._nearest_tokens("_attrs", levels)
 
     def own(self) -> str:
         """This element's class/id tokens, read once."""
@@ -606,18 +595,25 @@ class _Frame:
 
     def scope_attrs(self, levels: int) -> tuple[str, ...]:
         """Class/id tokens of the elements of ``scope`` (built as ``scope`` is, with
-        ``levels`` the path levels), computed once per frame; iterative as :meth:`attrs`."""
-        if self._scope_attrs is None:
-            todo: list[_Frame] = []
-            f: _Frame | None = self
-            while f is not None and f._scope_attrs is None:
-                todo.append(f)
-                f = f.parent
-            base = f._scope_attrs if f is not None and f._scope_attrs is not None else None
-            for g in reversed(todo):
-                base = (g.own(),) if base is None else (*base[1 - levels :], g.own())
-                g._scope_attrs = base
-        return self._scope_attrs  # type: ignore[return-value]
+        ``levels`` the path levels), computed once per frame as :meth:`attrs` is."""
+        return self._nearest_tokens("_scope_attrs", levels)
+
+    def _nearest_tokens(self, cache: str, levels: int) -> tuple[str, ...]:
+        """The ``own()`` tokens of this frame and its ``levels - 1`` nearest ancestors, kept in
+        the slot ``cache`` of each frame on the way. Iterative: deep nesting cannot recurse."""
+        got: tuple[str, ...] | None = getattr(self, cache)
+        if got is not None:
+            return got
+        todo: list[_Frame] = []
+        f: _Frame | None = self
+        while f is not None and getattr(f, cache) is None:
+            todo.append(f)
+            f = f.parent
+        base: tuple[str, ...] = getattr(f, cache) if f is not None else ()
+        for g in reversed(todo):
+            base = (*base[1 - levels :], g.own())
+            setattr(g, cache, base)
+        return base
 
     def ancestry(self, levels: int) -> tuple[str, str]:
         """Tag path and class/id tokens of this frame and its nearest ancestors."""

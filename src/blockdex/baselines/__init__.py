@@ -115,10 +115,15 @@ def available_baselines() -> list[str]:
     return sorted(BASELINES)
 
 
+def import_target(target: str) -> Any:
+    """The object a ``package.module:name`` target names (a registry entry, a user's class)."""
+    module_name, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module_name), attr)
+
+
 def get_baseline(name: str, **options: Any) -> Baseline:
     try:
         target = BASELINES[name]
     except KeyError:
         raise UnknownPredictor(f"unknown method {name!r}") from None
-    module_name, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module_name), attr)(**options)
+    return import_target(target)(**options)

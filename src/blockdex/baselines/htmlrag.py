@@ -39,6 +39,7 @@ from selectolax.lexbor import LexborNode
 
 from blockdex.baselines import BaselineResult, html_document, parse_page, with_settings
 from blockdex.baselines.crunch import visible_text
+from blockdex.clean import CODE_AND_EMBED_TAGS
 from blockdex.embed import shared_encoder
 from blockdex.errors import BlockdexError, MissingExtra
 from blockdex.predict.llm import packaged_gguf
@@ -48,16 +49,7 @@ from blockdex.segment import BLOCK_TAGS, count_tokens
 # -- tables the rules read ----------------------------------------------------------------------
 
 DROP_TAGS = (
-    "script",
-    "style",
-    "noscript",
-    "template",
-    "svg",
-    "math",
-    "iframe",
-    "object",
-    "embed",
-    "canvas",
+    *CODE_AND_EMBED_TAGS,
     "link",
     "meta",
     "input",

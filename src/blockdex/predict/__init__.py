@@ -7,12 +7,11 @@ Heavy predictors are registered as ``"module:Class"`` paths and imported only wh
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
-from blockdex.baselines import available_baselines
+from blockdex.baselines import available_baselines, import_target
 from blockdex.errors import BlockdexError, UnknownPredictor
 from blockdex.intervals import chunk_page
 from blockdex.page import Page, Selection
@@ -82,9 +81,8 @@ def get_predictor(name: str, **options: Any) -> Predictor:
         factory = _REGISTRY[name]
     except KeyError:
         if ":" in name:  # "package.module:Class", e.g. a user's own predictor in batch workers
-            module_name, _, attr = name.partition(":")
             try:
-                factory = getattr(importlib.import_module(module_name), attr)
+                factory = import_target(name)
             except (ImportError, AttributeError) as exc:
                 raise UnknownPredictor(f"cannot load predictor {name!r}: {exc}") from None
             _check_options(name, factory, options)
@@ -104,8 +102,7 @@ def get_predictor(name: str, **options: Any) -> Predictor:
             "describes each)"
         ) from None
     if isinstance(factory, str):
-        module_name, _, attr = factory.partition(":")
-        factory = getattr(importlib.import_module(module_name), attr)
+        factory = import_target(factory)
         _REGISTRY[name] = factory
     _check_options(name, factory, options)
     return factory(**options)

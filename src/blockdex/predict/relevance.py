@@ -422,13 +422,31 @@ class _RelevanceBase:
     def __init__(self, model_path: str | None = None, **_: Any) -> None:
         self.model = load_relevance_model(model_path)
 
-    def _no_query(self, page: Page) -> Selection:
-        sel = ContentPredictor().predict(page)
-        return Selection(
-            sel.intervals,
-            sel.scores,
-            (*sel.warnings, f"{self.name}: no query given, so the main content was kept"),
-        )
+    def predict(self, page: Page, query: str | None = None) -> Selection:
+        """The blocks relevant to ``query``; without a query, the page's main content."""
+        if not query:
+            sel = ContentPredictor().predict(page)
+            return Selection(
+                sel.intervals,
+                sel.scores,
+                (*sel.warnings, f"{self.name}: no query given, so the main content was kept"),
+            )
+        if not page.blocks:
+            return Selection()
+        named = self.named_unit(page, query)
+        if named is not None:
+            return named
+        scores, keep = self.score_blocks(page, query)
+        by_index = {b.index: float(s) for b, s in zip(page.blocks, scores, strict=True)}
+        return Selection.from_indices((page.blocks[int(i)].index for i in keep), by_index)
+
+    def named_unit(self, page: Page, query: str) -> Selection | None:
+        """The article or section the query names, kept whole; None: score the blocks."""
+        return None
+
+    def score_blocks(self, page: Page, query: str) -> tuple[np.ndarray, Any]:
+        """Each block's score and the positions of the blocks to keep (``page`` has blocks)."""
+        raise NotImplementedError
 
 
 class LexicalPredictor(_RelevanceBase):
@@ -436,11 +454,7 @@ class LexicalPredictor(_RelevanceBase):
 
     name = "lexical"
 
-    def predict(self, page: Page, query: str | None = None) -> Selection:
-        if not query:
-            return self._no_query(page)
-        if not page.blocks:
-            return Selection()
+    def score_blocks(self, page: Page, query: str) -> tuple[np.ndarray, Any]:
         rs = relevance_scores(page, query, embed=False)
         share = rs.column("bm25_share")
         cov = rs.column("coverage")
@@ -448,8 +462,7 @@ class LexicalPredictor(_RelevanceBase):
         keep = (
             [] if float(cov.max()) < p["min_coverage"] else np.flatnonzero(share >= p["keep_share"])
         )
-        scores = {b.index: float(s) for b, s in zip(page.blocks, share, strict=True)}
-        return Selection.from_indices((page.blocks[int(i)].index for i in keep), scores)
+        return share, keep
 
 
 class EmbeddingPredictor(_RelevanceBase):
@@ -457,18 +470,13 @@ class EmbeddingPredictor(_RelevanceBase):
 
     name = "embedding"
 
-    def predict(self, page: Page, query: str | None = None) -> Selection:
-        if not query:
-            return self._no_query(page)
-        if not page.blocks:
-            return Selection()
+    def score_blocks(self, page: Page, query: str) -> tuple[np.ndarray, Any]:
         rs = relevance_scores(page, query, embed=True)
         cos = rs.column("cos")
         p = self.model["embedding"]
         best = float(cos.max())
         keep = [] if best < p["min_cos"] else np.flatnonzero(cos >= best - p["keep_margin"])
-        scores = {b.index: float(s) for b, s in zip(page.blocks, cos, strict=True)}
-        return Selection.from_indices((page.blocks[int(i)].index for i in keep), scores)
+        return cos, keep
 
 
 class HybridPredictor(_RelevanceBase):
@@ -511,16 +519,10 @@ class HybridPredictor(_RelevanceBase):
         )
         return hybrid_probabilities(self.model["hybrid"], rs.features)
 
-    def predict(self, page: Page, query: str | None = None) -> Selection:
-        if not query:
-            return self._no_query(page)
-        if not page.blocks:
-            return Selection()
-        named = named_unit_selection(page, query) if self.units else None
-        if named is not None:
-            return named
+    def named_unit(self, page: Page, query: str) -> Selection | None:
+        return named_unit_selection(page, query) if self.units else None
+
+    def score_blocks(self, page: Page, query: str) -> tuple[np.ndarray, Any]:
         prob = self.probabilities(page, query)
         keep = structured_keep(page, prob, self.model["hybrid"]["params"])
-        keep = answer_units(page, keep, set(code_terms(query)), code_terms)
-        scores = {b.index: float(s) for b, s in zip(page.blocks, prob, strict=True)}
-        return Selection.from_indices((page.blocks[i].index for i in keep), scores)
+        return prob, answer_units(page, keep, set(code_terms(query)), code_terms)
