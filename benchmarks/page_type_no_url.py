@@ -7,7 +7,7 @@ columns blanked; the model fitted on all of wcxb then types the article sets (l3
 scrapinghub-aeb, trafilatura-eval) with the dataset's URL, with the canonical link only (what
 ``extract(html)`` reads) and with no address. Features and results are written to $PAGE_TYPE_NO_URL_OUT (default /tmp/ptype).
 
-    OMP_WAIT_POLICY=PASSIVE python benchmarks/page_type_no_url.py baseline|copies|copies_hasurl|copies_w0.25
+    OMP_WAIT_POLICY=PASSIVE python benchmarks/page_type_no_url.py baseline|copies|copies_hasurl|copies_w0.25|blank_only
 """
 
 import json
@@ -112,6 +112,10 @@ def main(variant):
 
         T.without_url = blank_fn
         T.FEATURE_NAMES = (*T.FEATURE_NAMES, "has_url")
+    elif variant == "blank_only":
+        # a second model for pages without an address: trained and scored on blank URL columns
+        cfg = T.PageTypeTrainConfig(without_url_copies=False)
+        data = T.LabelledPages(T.without_url(data.X), data.y, data.hosts, data.ids)
     elif variant.startswith("copies_w"):
         w = float(variant[len("copies_w") :])
         cfg = T.PageTypeTrainConfig(without_url_copies=False)
