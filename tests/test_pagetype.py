@@ -57,6 +57,23 @@ def test_each_kind_of_page_is_typed_as_it_reads(name: str) -> None:
     assert abs(sum(found.scores.values()) - 1) < 1e-3
 
 
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_a_page_read_without_its_address_is_typed_as_it_reads(name: str) -> None:
+    """``extract(html)`` with no ``url=`` and no canonical link: the URL's columns are blank, a
+    case the model learned (every training page is also shown to it without its address)."""
+    html, _ = _page(name)
+    assert 'rel="canonical"' not in html
+    found = segment(html).page_type
+    assert found.label == KINDS[name][1], found.scores
+
+
+def test_a_news_article_without_an_address_is_not_a_list() -> None:
+    html = (Path(__file__).parent / "data" / "kinds" / "article_figure.html").read_text("utf-8")
+    found = segment(html).page_type
+    assert found.label == "article", found.scores
+    assert found.scores["listing"] + found.scores["collection"] + found.scores["product"] < 0.5
+
+
 def test_the_same_page_is_typed_the_same_in_text_and_json_output() -> None:
     """The type reads no block HTML, which text output does not build."""
     html, url = _page("listing.html")

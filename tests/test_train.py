@@ -54,6 +54,9 @@ def test_train_page_type_writes_a_model_that_loads_and_reports_its_cv(
     for cv in ("cv_by_host", "cv_at_random"):
         assert len(report[cv]["accuracy_by_seed"]) == 1
         assert sum(map(sum, report[cv]["confusion_first_seed"])) == 120
+        # the same out-of-fold pages read without an address
+        assert 0 < report[cv]["accuracy_without_url"] <= 1
+        assert sum(map(sum, report[cv]["confusion_without_url_first_seed"])) == 120
     assert "| labelled \\ predicted |" in captured.err  # the confusion tables, as Markdown
     a, b = (json.loads(o.read_text()) for o in outs)
     a["report"].pop("seconds")

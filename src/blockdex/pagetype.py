@@ -342,6 +342,11 @@ def _column_names() -> tuple[str, ...]:
 
 FEATURE_NAMES = _column_names()
 """The model's columns, in order (the shipped model names them; a mismatch refuses to load)."""
+URL_COLUMNS = slice(
+    FEATURE_NAMES.index("url_depth"), FEATURE_NAMES.index(f"url_last_{list(URL_WORDS)[-1]}") + 1
+)
+"""Where :func:`url_columns` sits among :data:`FEATURE_NAMES` (training blanks them to teach the
+model pages read without an address)."""
 
 
 def _log(n: float) -> float:

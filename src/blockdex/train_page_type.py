@@ -6,7 +6,8 @@
 2. **Cross-validation** measures the recipe before it is trusted: five folds, repeated with
    several seeds, two ways — pages assigned to folds at random, and pages of one host kept in
    one fold (no site is then both learned and tested; the stricter figure). The report gives
-   each seed's accuracy, their mean, the majority-class baseline and the confusion table.
+   each seed's accuracy, their mean, the majority-class baseline and the confusion table, and
+   the same for the out-of-fold pages read without an address (their URL columns blanked).
 3. **The ``other`` threshold** comes from the same out-of-fold probabilities (pages of one
    host kept in one fold, all seeds together): the largest confidence where the pages just below
    it have their best type wrong more often than right. Below it, a page is ``other``.
@@ -32,7 +33,14 @@ from blockdex.boosting import TrainResult, export_classes, lgb_params
 from blockdex.errors import BlockdexError, MissingExtra, check_minimums
 from blockdex.evaluate.datasets import load_dataset, split_of
 from blockdex.extract import Extractor
-from blockdex.pagetype import FEATURE_NAMES, PAGE_TYPES, PageTypeModel, page_type_features
+from blockdex.pagetype import (
+    FEATURE_NAMES,
+    PAGE_TYPES,
+    URL_COLUMNS,
+    PageTypeModel,
+    page_type_features,
+    url_columns,
+)
 
 PAGE_TYPE_DATASETS = ("wcxb",)
 """Datasets whose pages carry a page type."""
@@ -66,6 +74,11 @@ class PageTypeTrainConfig:
     """Width of the band of probabilities just below a candidate threshold whose accuracy
     decides it (see :func:`choose_min_confidence`)."""
     max_pages: int | None = None
+    without_url_copies: bool = False
+    """Learn every page twice: as read, and with its URL columns as for a page read without an
+    address (:func:`without_url`). Off: it lifts the accuracy without an address (0.756 →
+    0.834, pages of one host per fold) but lowers it with one (0.860 → 0.842), more than the
+    0.005 a change may cost (benchmarks/NOTES.md, "Page type without a URL")."""
 
     def __post_init__(self) -> None:
         check_minimums(self, {"folds": 2, "cv_seeds": 1, "n_trees": 1})
@@ -121,9 +134,19 @@ def _params(cfg: PageTypeTrainConfig, seed: int) -> dict[str, Any]:
     return {**lgb_params(cfg, seed), "objective": "multiclass", "num_class": len(PAGE_TYPES)}
 
 
+def without_url(X: np.ndarray) -> np.ndarray:
+    """``X`` with every row's URL columns as :func:`blockdex.pagetype.url_columns` gives them for
+    a page without an address (neither ``url=`` nor a canonical link)."""
+    blank = X.copy()
+    blank[:, URL_COLUMNS] = url_columns(None)
+    return blank
+
+
 def _fit(X: np.ndarray, y: np.ndarray, cfg: PageTypeTrainConfig, seed: int) -> Any:
     import lightgbm as lgb
 
+    if cfg.without_url_copies:
+        X, y = np.vstack([X, without_url(X)]), np.concatenate([y, y])
     return lgb.train(_params(cfg, seed), lgb.Dataset(X, label=y), num_boost_round=cfg.n_trees)
 
 
@@ -140,17 +163,21 @@ def fold_of(data: LabelledPages, folds: int, seed: int, by_host: bool) -> np.nda
 
 def out_of_fold(
     data: LabelledPages, cfg: PageTypeTrainConfig, seed: int, by_host: bool
-) -> np.ndarray:
-    """Type probabilities of every page from a model that never saw it (or its host)."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """Type probabilities of every page from a model that never saw it (or its host): as read,
+    and with its URL columns blanked (:func:`without_url`)."""
     fold = fold_of(data, cfg.folds, seed, by_host)
     probs = np.zeros((len(data.y), len(PAGE_TYPES)))
+    blank = np.zeros_like(probs)
+    X_blank = without_url(data.X)
     for f in range(cfg.folds):
         test = fold == f
         if test.all() or not test.any():
             continue
         model = _fit(data.X[~test], data.y[~test], cfg, seed + f)
         probs[test] = model.predict(data.X[test])
-    return probs
+        blank[test] = model.predict(X_blank[test])
+    return probs, blank
 
 
 def confusion(y: np.ndarray, predicted: np.ndarray) -> list[list[int]]:
@@ -185,8 +212,10 @@ def choose_min_confidence(
 
 
 def _cv_report(data: LabelledPages, cfg: PageTypeTrainConfig, by_host: bool) -> dict[str, Any]:
-    runs = [out_of_fold(data, cfg, cfg.seed + 100 * r, by_host) for r in range(cfg.cv_seeds)]
+    both = [out_of_fold(data, cfg, cfg.seed + 100 * r, by_host) for r in range(cfg.cv_seeds)]
+    runs = [p for p, _ in both]
     accs = [float((p.argmax(axis=1) == data.y).mean()) for p in runs]
+    blank_accs = [float((b.argmax(axis=1) == data.y).mean()) for _, b in both]
     first = runs[0].argmax(axis=1)
     table = confusion(data.y, first)
     per_type = {}
@@ -203,6 +232,10 @@ def _cv_report(data: LabelledPages, cfg: PageTypeTrainConfig, by_host: bool) -> 
         "accuracy_by_seed": [round(a, 4) for a in accs],
         "confusion_first_seed": table,
         "by_type": per_type,
+        # the same out-of-fold pages read without an address
+        "accuracy_without_url": round(float(np.mean(blank_accs)), 4),
+        "accuracy_without_url_by_seed": [round(a, 4) for a in blank_accs],
+        "confusion_without_url_first_seed": confusion(data.y, both[0][1].argmax(axis=1)),
     }
 
 

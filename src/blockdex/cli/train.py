@@ -104,6 +104,9 @@ def run_command(args: argparse.Namespace) -> int:
         for name in ("cv_by_host", "cv_at_random"):
             print(f"\n{name} (first seed):", file=sys.stderr)
             print(confusion_markdown(result.report[name]["confusion_first_seed"]), file=sys.stderr)
+            print(f"\n{name} without a URL (first seed):", file=sys.stderr)
+            table = result.report[name]["confusion_without_url_first_seed"]
+            print(confusion_markdown(table), file=sys.stderr)
     print(f"model written to {args.out}", file=sys.stderr)
     return 0
 
