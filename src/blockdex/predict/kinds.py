@@ -18,9 +18,9 @@ Two rules read the model's decision at the level of the page, each only where it
 
 The page type costs a few milliseconds, so it is asked only once a rule has something to change.
 Neither rule reads a page without an address (no URL given and no canonical link): the page type
-leans on the URL's shape (``/c/…``, ``/collections/``, ``?page=2``), and without it it called 5
-of l3s-gn1's 435 news pages listings, where the list rule then added the pages' rails
-(``benchmarks/NOTES.md``).
+leans on the URL's shape (``/c/…``, ``/collections/``, ``?page=2``); without it, it calls 191 of
+l3s-gn1's 435 news pages listings (65 with it), and on 5 of them the list rule then added the
+pages' rails of headlines (``benchmarks/NOTES.md``).
 On an article the rules do nothing: a rail of other stories is an item list too, and on a news
 page the same list read as a collection's grid would add it (``benchmarks/NOTES.md``).
 """
