@@ -14,19 +14,15 @@ standalone HTML file (``blockdex explain``) or as a fragment the server's explor
 
 from __future__ import annotations
 
-import argparse
 import html as html_lib
-import sys
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path
 from string import Template
 from typing import Any
 
 from blockdex.extract import check_method, run
 from blockdex.extract import known_methods as known_methods  # (its old home)
-from blockdex.inputs import read_input
-from blockdex.options import DEFAULT_OPTIONS, ExtractOptions, add_option_arguments
+from blockdex.options import DEFAULT_OPTIONS, ExtractOptions
 from blockdex.result import Result
 
 Explanation = Result
@@ -182,47 +178,3 @@ def render_report(explanation: Explanation, *, source: str | None = None) -> str
         heading=_esc(title),
         body=render_fragment(explanation, source=source),
     )
-
-
-# -- CLI ---------------------------------------------------------------------------------------
-
-
-def cmd_explain(args: argparse.Namespace) -> int:
-    data, url, ctype = read_input(args.source)
-    options = ExtractOptions.from_args(args)
-    explanation = explain_page(data, options, url=args.url or url, content_type=ctype)
-    report = render_report(explanation, source=args.source)
-    if args.out:
-        Path(args.out).write_text(report, encoding="utf-8")
-    else:
-        sys.stdout.write(report)
-    return 0
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``blockdex explain`` to the CLI."""
-    p = subparsers.add_parser(
-        "explain",
-        help="write an HTML report showing which blocks were kept or dropped, and why",
-        description=(
-            "Run a method on a page and write the block-explorer view as a standalone HTML file: "
-            "the page's blocks in order, kept ones green and dropped ones red, each with index, "
-            "tag and score, next to the Markdown result."
-        ),
-    )
-    p.add_argument(
-        "source", metavar="FILE|URL|-", help="an HTML file, an http(s) URL, or - for standard input"
-    )
-    add_option_arguments(
-        p,
-        only=("query", "method"),
-        help={
-            "query": "explain query-relevant extraction for this question",
-            "method": "predictor or classic method to explain ('blockdex methods' lists them)",
-        },
-    )
-    p.add_argument("--url", help="the page's URL, when reading a file")
-    p.add_argument(
-        "-o", "--out", metavar="FILE", help="write the report here (default: standard output)"
-    )
-    p.set_defaults(func=cmd_explain)

@@ -29,17 +29,15 @@ COMMANDS: tuple[str, ...] = (
     "blockdex.cli.train",
     "blockdex.cli.bench",
     "blockdex.cli.evaluate",
-    "blockdex.predict.relevance_fit",
+    "blockdex.cli.train_relevance",
     "blockdex.cli.annotate",
     "blockdex.cli.dataset",
-    "blockdex.explain",
+    "blockdex.cli.explain",
     "blockdex.cli.serve",
     "blockdex.cli.mcp",
     "blockdex.cli.danag",
 )
-"""The commands in the order ``blockdex --help`` lists them. ``train-relevance`` and
-``explain`` still declare their parser beside their code (a module-level
-``register(subparsers)``)."""
+"""The commands in the order ``blockdex --help`` lists them, one module each."""
 
 
 def add_command(subparsers: argparse._SubParsersAction, module: ModuleType) -> None:
@@ -74,11 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        module = importlib.import_module(name)
-        if hasattr(module, "register"):
-            module.register(sub)
-        else:
-            add_command(sub, module)
+        add_command(sub, importlib.import_module(name))
     return parser
 
 

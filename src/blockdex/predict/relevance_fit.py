@@ -13,13 +13,11 @@ The result is plain JSON (``relevance_model.json``); the test split is never rea
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import hashlib
 import itertools
 import json
 import sys
-import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +28,6 @@ import numpy as np
 from blockdex.boosting import export_booster
 from blockdex.evaluate.align import block_labels
 from blockdex.evaluate.metrics import word_tokens
-from blockdex.evaluate.qe import ensure_qe
 from blockdex.extract import Extractor
 from blockdex.predict.relevance import (
     FEATURES,
@@ -266,45 +263,3 @@ def load_records(path: str | Path, split: str) -> list[dict[str, Any]]:
     with opener(path, "rt", encoding="utf-8") as fh:
         recs = [json.loads(line) for line in fh if line.strip()]
     return [r for r in recs if r.get("split") == split]
-
-
-def cmd_train_relevance(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
-    path = ensure_qe(args.qe)
-    recs = load_records(path, "dev")
-    if args.limit:
-        recs = recs[: args.limit]
-    t0 = time.perf_counter()
-    examples = [
-        ex
-        for r in tqdm(recs, desc="features", file=sys.stderr, disable=args.quiet)
-        if (ex := example(r)) is not None
-    ]
-    print(f"{len(examples)} dev examples in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
-    model = fit(examples, kind=args.kind)
-    model["command"] = "blockdex train-relevance " + " ".join(sys.argv[2:])
-    save_relevance_model(model, args.out)
-    print(f"model written to {args.out}", file=sys.stderr)
-    return 0
-
-
-def register(sub: Any) -> None:
-    p = sub.add_parser(
-        "train-relevance",
-        help="fit the lexical/embedding/hybrid relevance predictors on the QE dev split",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("--qe", help="QE set (JSONL); default: made once in the user cache")
-    p.add_argument("--out", required=True, help="model JSON to write")
-    p.add_argument("--limit", type=int, default=None, help="at most N dev records (quick runs)")
-    p.add_argument(
-        "--kind",
-        choices=("gbdt", "logistic"),
-        default=None,
-        help="hybrid model: gradient-boosted trees (needs lightgbm, the default when installed) "
-        "or logistic regression",
-    )
-    p.add_argument("--quiet", action="store_true")
-    p.set_defaults(func=cmd_train_relevance)
