@@ -85,20 +85,20 @@ def class_signature(tag: str, attrs: str) -> str:
     return ".".join([tag, *sorted(set(_DIGITS_RE.sub("#", attrs).split()))])
 
 
-def _word_count(text: str) -> int:
-    """About the words of a block's text: its spaces plus one (a block's text is squashed to
+def word_count(text: str) -> int:
+    """About the words of a block's text (the measure of :attr:`ItemList.words`): its spaces plus one (a block's text is squashed to
     single spaces; only code keeps its newlines). ``str.split`` on every block of a large page
     cost a third of finding its lists."""
     return text.count(" ") + 1 if text else 0
 
 
 def _word_prefix(blocks: Sequence[Block]) -> list[int]:
-    """The words before each block, and in all (:func:`_word_count`; ``len(blocks) + 1``)."""
+    """The words before each block, and in all (:func:`word_count`; ``len(blocks) + 1``)."""
     if compiled is not None:
         found = compiled.word_prefix(blocks)
         if found is not None:
             return found  # type: ignore[no-any-return]
-    return [0, *accumulate(_word_count(b.text) for b in blocks)]
+    return [0, *accumulate(word_count(b.text) for b in blocks)]
 
 
 def _scope_tag(block: Block, k: int) -> str:

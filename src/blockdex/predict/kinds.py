@@ -31,7 +31,7 @@ import re
 
 import numpy as np
 
-from blockdex.items import item_columns, slot_means
+from blockdex.items import item_columns, slot_means, word_count
 from blockdex.page import Page
 
 MIN_ITEMS = 4
@@ -71,7 +71,7 @@ def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
         return keep
     inside = best[1]
     outside = np.flatnonzero(keep & ~inside).tolist()
-    if best[0] < sum(page.blocks[i].text.count(" ") + 1 for i in outside):
+    if best[0] < sum(word_count(page.blocks[i].text) for i in outside):
         return keep
     groups = item_columns(page)[1]
     add = inside & (slot_means(probs, groups)[:, 0] >= MIN_SLOT_PROB) & ~keep
