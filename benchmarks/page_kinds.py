@@ -42,7 +42,7 @@ def out_of_fold_types(cv_seeds: int) -> dict[str, dict[str, float]]:
     """Each typed wcxb page's type probabilities from models that never saw its host."""
     cfg = PageTypeTrainConfig()
     data = collect_page_types(cfg, progress=False)
-    runs = [out_of_fold(data, cfg, cfg.seed + 100 * r, by_host=True) for r in range(cv_seeds)]
+    runs = [out_of_fold(data, cfg, cfg.seed + 100 * r, by_host=True)[0] for r in range(cv_seeds)]
     probs = np.mean(runs, axis=0)
     accuracy = float((probs.argmax(1) == data.y).mean())
     print(f"wcxb page types out of fold: accuracy {accuracy:.3f} on {len(data.y)} pages")

@@ -5,6 +5,7 @@ decision the rule starts from."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ import blockdex
 from blockdex.page import Page
 from blockdex.pagetype import PageType
 from blockdex.predict.content import ContentPredictor
-from blockdex.predict.kinds import page_kind_rules
+from blockdex.predict.kinds import MAX_OUTSIDE_SHARE, MIN_SLOT_PROB, page_kind_rules
 
 KINDS = Path(__file__).parent / "data" / "kinds"
 GRID_URL = "https://shop.example/c/walking-boots"
@@ -93,12 +94,37 @@ def test_the_same_list_on_an_article_is_left_as_the_model_decided(monkeypatch) -
     assert (page_kind_rules(page, keep, probs) == keep).all()
 
 
-def test_a_list_the_model_reads_as_boilerplate_is_not_rescued(monkeypatch) -> None:
+def test_a_list_the_model_did_not_recognise_is_kept_whole(monkeypatch) -> None:
+    # nothing of the grid kept, and nothing much beside it: on a collection page the largest
+    # list is the page, and with no slot probability to go by, every slot is kept
     _as("collection", monkeypatch)
     page = blockdex.segment(GRID, url=GRID_URL)
-    probs = _grid_probs(page) * 0.3  # the list's mean probability under MIN_LIST_PROB
-    keep = probs >= 0.2
+    probs = _grid_probs(page) * 0.2  # every slot, images too, under MIN_SLOT_PROB
+    keep = np.array([b.tag == "h1" for b in page.blocks])
+    assert keep.any() and not (probs >= MIN_SLOT_PROB).any()
+    ruled = page_kind_rules(page, keep, probs)
+    kept = _texts(page, ruled)
+    for title, price in [("Ridgeline GTX", "€189.00"), ("Dales Walker", "€99.00")]:
+        assert title in kept and price in kept
+    assert "Add to basket" not in kept  # the template's words, in every card
+    assert not any(page.blocks[i].tag == "img" for i in np.flatnonzero(ruled))
+    assert "Delivery" not in kept and "Boots" not in kept
+
+
+def test_a_list_beside_an_article_the_model_kept_is_left_alone(monkeypatch) -> None:
+    # the same grid under an article's worth of kept text is that article's rail, not the page
+    _as("collection", monkeypatch)
+    story = "<p>" + " ".join(["The boots were tested on wet limestone for a week."] * 12) + "</p>"
+    html = GRID.replace("</h1>", "</h1>" + story * 3, 1)
+    page = blockdex.segment(html, url=GRID_URL)
+    probs = _grid_probs(page) * 0.2
+    keep = np.array([b.tag == "p" and "limestone" in b.text for b in page.blocks])
+    words = [len(b.text.split()) for b in page.blocks]
+    assert keep.sum() == 3
+    assert sum(np.array(words)[keep]) > MAX_OUTSIDE_SHARE * sum(words)
     assert (page_kind_rules(page, keep, probs) == keep).all()
+    only_title = np.array([b.tag == "h1" for b in page.blocks])  # the same page, story unkept
+    assert (page_kind_rules(page, only_title, probs) != only_title).any()
 
 
 def test_a_product_pages_reviews_are_dropped(monkeypatch) -> None:
@@ -110,6 +136,28 @@ def test_a_product_pages_reviews_are_dropped(monkeypatch) -> None:
     assert any(t.startswith("Weighs 45 grams") for t in kept)
     assert not any("windy ridge" in t or "pot supports" in t for t in kept)
     _as("article", monkeypatch)  # an article's comments are the comments option's business
+    assert (page_kind_rules(page, keep, probs) == keep).all()
+
+
+def test_a_product_pages_pictures_are_dropped_unless_images_are_written(monkeypatch) -> None:
+    html = REVIEWS.replace(
+        "<h1>Pocket trail stove</h1>",
+        "<h1>Pocket trail stove</h1>"
+        + "".join(f'<img src="/stove-{v}.jpg" alt="Pocket trail stove">' for v in ("a", "b", "c")),
+    )
+    page = blockdex.segment(html, url="https://shop.example/p/pocket-trail-stove")
+    images = np.array([b.tag == "img" for b in page.blocks])
+    assert images.sum() == 3
+    keep = np.array([b.tag in ("h1", "p", "img") and "review" not in b.attrs for b in page.blocks])
+    probs = np.full(len(page.blocks), 0.9)
+    _as("product", monkeypatch)
+    ruled = page_kind_rules(page, keep, probs)
+    assert not ruled[images].any() and (ruled == (keep & ~images)).all()
+    written = dataclasses.replace(page, images=True)  # ``--images``: the pictures are wanted
+    assert (page_kind_rules(written, keep, probs) == keep).all()
+    only_pictures = images.copy()
+    assert (page_kind_rules(page, only_pictures, probs) == only_pictures).all()
+    _as("article", monkeypatch)
     assert (page_kind_rules(page, keep, probs) == keep).all()
 
 

@@ -7,14 +7,20 @@ Two rules read the model's decision at the level of the page, each only where it
 (:func:`blockdex.pagetype.classify_page`, learned from signals that hold on any site) says so:
 
 - **The list is the page.** On a collection or listing page, the largest item list
-  (:mod:`blockdex.items`) of at least :data:`MIN_ITEMS` items, with some item kept and a mean
-  probability of at least :data:`MIN_LIST_PROB`, that outweighs the kept text outside it, is kept:
-  every slot of its items (each card's title, each card's price) whose mean probability over the
-  items reaches :data:`MIN_SLOT_PROB`, except a slot that says the same in every item (an "Add
-  to basket" button, a "Read more" link: the template's words, not the records') and the
-  cards' images (their alt text repeats the card's title, once per colour or view).
+  (:mod:`blockdex.items`) of at least :data:`MIN_ITEMS` items beside which the model keeps little
+  (the kept words outside it are under :data:`MAX_OUTSIDE_SHARE` of the page's words: a page
+  whose article the model found is not a page of records) is kept. When the model kept little
+  of the list itself (under :data:`UNSEEN_LIST_SHARE` of its words) it did not recognise the
+  records, and every slot of the items is kept; otherwise the slots it recognised are, those whose
+  mean probability over the items reaches :data:`MIN_SLOT_PROB` (each card's title, each card's
+  price). Never added: a slot that says the same in every item (an "Add to basket" button, a
+  "Read more" link: the template's words, not the records') and the cards' images (their alt
+  text repeats the card's title, once per colour or view).
 - **Reviews are not the product.** On a product page, the kept blocks inside elements whose
   class or id names reviews, ratings or testimonials are dropped (unless nothing would be left).
+- **A product's pictures are not its text.** On a product page read without its images
+  (:attr:`blockdex.page.Page.images` off), the kept images are dropped: what is left of them is
+  their alt text, the product's name once per view or colour (unless nothing would be left).
 
 The page type costs a few milliseconds, so it is asked only once a rule has something to change.
 Neither rule reads a page without an address (no URL given and no canonical link): the page type
@@ -36,12 +42,18 @@ from blockdex.page import Page
 
 MIN_ITEMS = 4
 """Fewer items than this are not a page's list (a pair of teasers, three related links)."""
-MIN_LIST_PROB = 0.3
-"""The model's mean probability over the list's blocks: a grid of cards scores well under an
-article's paragraphs but well over a menu or a footer's columns."""
+MAX_OUTSIDE_SHARE = 0.1
+"""The kept words outside the list, as a share of the page's words, under which the list can be
+the page: where the model keeps an article's worth of text beside a list, the list is that
+article's rail or its own paragraphs, not a page of records (on news pages the page type calls
+listings, ``benchmarks/NOTES.md``)."""
+UNSEEN_LIST_SHARE = 0.2
+"""Under this share of the list's words kept, the model did not recognise the records, and its
+slot probabilities say nothing about which slots matter: every slot is kept."""
 MIN_SLOT_PROB = 0.2
-"""A slot (the blocks at one place inside the items) is kept when its mean probability over the
-items reaches this: titles and prices do, the cards' buttons and badges do not."""
+"""A slot (the blocks at one place inside the items) of a list the model recognised is kept when
+its mean probability over the items reaches this: titles and prices do, the cards' buttons and
+badges do not."""
 LIST_KINDS = frozenset({"collection", "listing"})
 REVIEW_RE = re.compile(r"review|rating|testimonial")
 """Class or id tokens (``Block.attrs``, the element's and its nearest ancestors') of a review."""
@@ -52,30 +64,32 @@ def page_kind_rules(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarr
     if not (page.url or page.meta.get("canonical")):
         return keep
     keep = _page_list(page, keep, probs)
-    return _without_reviews(page, keep)
+    return _product_page(page, keep)
 
 
 def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    best: tuple[int, np.ndarray] | None = None
     n = len(page.blocks)
+    words = np.fromiter((word_count(b.text) for b in page.blocks), np.float64, n)
+    kept_words = float(words[keep].sum())
+    most_outside = MAX_OUTSIDE_SHARE * float(words.sum())
+    best: tuple[int, np.ndarray] | None = None
     for lst in page.item_lists:
         if len(lst.items) < MIN_ITEMS or (best is not None and lst.words <= best[0]):
             continue
         mask = np.zeros(n, dtype=bool)
         for first, last in lst.items:
             mask[first : last + 1] = True
-        if not keep[mask].any() or probs[mask].mean() < MIN_LIST_PROB:
+        if kept_words - float(words[keep & mask].sum()) >= most_outside:
             continue
         best = (lst.words, mask)
     if best is None:
         return keep
     inside = best[1]
-    outside = np.flatnonzero(keep & ~inside).tolist()
-    if best[0] < sum(word_count(page.blocks[i].text) for i in outside):
-        return keep
-    groups = item_columns(page)[1]
-    add = inside & (slot_means(probs, groups)[:, 0] >= MIN_SLOT_PROB) & ~keep
+    add = inside & ~keep
     add &= np.fromiter((b.tag != "img" for b in page.blocks), bool, n)
+    groups = item_columns(page)[1]
+    if float(words[keep & inside].sum()) >= UNSEEN_LIST_SHARE * float(words[inside].sum()):
+        add &= slot_means(probs, groups)[:, 0] >= MIN_SLOT_PROB
     texts: dict[int, list[str]] = {}
     for i in np.flatnonzero(add).tolist():
         texts.setdefault(int(groups[i]), []).append(page.blocks[i].text)
@@ -88,11 +102,16 @@ def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     return keep | add
 
 
-def _without_reviews(page: Page, keep: np.ndarray) -> np.ndarray:
-    kept = np.flatnonzero(keep)
-    reviews = [i for i in kept.tolist() if REVIEW_RE.search(page.blocks[i].attrs)]
-    if not reviews or len(reviews) == len(kept) or page.page_type.label != "product":
+def _product_page(page: Page, keep: np.ndarray) -> np.ndarray:
+    kept = np.flatnonzero(keep).tolist()
+    drop = [
+        i
+        for i in kept
+        if REVIEW_RE.search(page.blocks[i].attrs)
+        or (page.blocks[i].tag == "img" and not page.images)
+    ]
+    if not drop or len(drop) == len(kept) or page.page_type.label != "product":
         return keep
     out = keep.copy()
-    out[reviews] = False
+    out[drop] = False
     return out
