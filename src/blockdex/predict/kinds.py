@@ -68,6 +68,8 @@ def page_kind_rules(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarr
 
 
 def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    if all(len(lst.items) < MIN_ITEMS for lst in page.item_lists):
+        return keep
     n = len(page.blocks)
     words = np.fromiter((word_count(b.text) for b in page.blocks), np.float64, n)
     kept_words = float(words[keep].sum())
