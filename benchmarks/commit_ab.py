@@ -14,7 +14,9 @@ ratios (base ÷ this checkout; above 1 this checkout is faster).
         [--limit 200] [--pairs 3] [--rounds 3] [--keep /tmp/blockdex-base]
 
 ``--keep DIR`` builds the base into DIR and leaves it there; a later run with the same DIR and
-``--base`` reuses it.
+``--base`` reuses it. The build needs Cython importable (``setup.py`` silently builds nothing
+without it): a child whose tree has a compiled twin missing stops the run instead of timing the
+Python code.
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ import blockdex
 from blockdex.evaluate.datasets import load_dataset
 from blockdex.extract import Extractor
 dataset, fmt, limit, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+from blockdex.speedups import twins
+missing = [name for name, mod in twins().items() if mod is None]
+if missing:  # a tree built without Cython: timing its Python paths would mislead
+    sys.exit(f"compiled twins not built in {blockdex.__file__}: {', '.join(missing)}")
 pages = [p.html for p in load_dataset(dataset, limit=limit)]
 ex = Extractor()
 ex.extract(pages[0], output=fmt)
