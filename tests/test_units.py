@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import blockdex
 from blockdex.extract import Extractor
+from blockdex.page import Unit
 from blockdex.predict.content import ContentPredictor
 from blockdex.predict.relevance import HybridPredictor
 from blockdex.units import named_unit, title_variants, url_slug
@@ -46,6 +47,15 @@ def test_articles_sections_and_the_primary_article_are_on_the_page() -> None:
     for u in page.units:
         if u.parent is not None:
             assert page.units[u.parent].contains(u)
+
+
+def test_units_are_whole_named_tuples() -> None:
+    page = blockdex.segment(_page("next-story.html"))
+    assert page.units
+    for u in page.units:  # made without the named tuple's __new__: every field is there
+        assert type(u) is Unit and len(u) == len(Unit._fields)
+        assert u == Unit(*u) and u._asdict() == Unit(*u)._asdict()
+        assert u.source and u.kind in ("article", "items", "item", "section")
 
 
 def test_sections_run_to_the_next_heading_of_the_same_or_a_higher_level() -> None:

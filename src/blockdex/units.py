@@ -529,6 +529,8 @@ def find_units(
 # -- from spans to the page's units ------------------------------------------------------------
 
 
+_new_unit = tuple.__new__
+
 _KIND_ORDER = {"items": 0, "item": 1, "article": 2, "section": 3}
 """Of units with the same blocks, the one listed first (the outer one): an item that is also a
 story container stays in its list."""
@@ -605,17 +607,20 @@ def build_units(
             title = blocks[start].text[:120]  # type: ignore[attr-defined]
         else:
             title = ""
-        unit = Unit(
-            len(units),
-            kind,
-            first + start,
-            first + end,
-            None if head is None else first + head,
-            title,
-            level,
-            stack[-1].id if stack else None,
-            source,
-        )
+        unit = _new_unit(
+            Unit,
+            (
+                len(units),
+                kind,
+                first + start,
+                first + end,
+                None if head is None else first + head,
+                title,
+                level,
+                stack[-1].id if stack else None,
+                source,
+            ),
+        )  # every field given: the named tuple's Python __new__ skipped (~0.3 µs a unit)
         units.append(unit)
         stack.append(unit)
     return tuple(units)
