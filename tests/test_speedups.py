@@ -1671,3 +1671,83 @@ def test_compiled_word_prefix_equals_python(texts: list[str]) -> None:
         items_module.compiled = compiled
     assert items_module._word_prefix(blocks) == slow
     assert items_module.compiled.word_prefix([*blocks, object()]) is None  # not all Blocks
+
+
+# -- the page type's columns ---------------------------------------------------------------------
+
+pagetype_module = importlib.import_module("blockdex.pagetype")
+
+_LABELISH = st.lists(
+    st.sampled_from(
+        ["Add", "to", "cart", "ADD TO CART", "Sort by:", "sort-by", "Reply", "reply!", " ", "\t",
+         "\x1c", "\xa0", "\u2028", "?", "3", "_", "-", "See also", "Caf\u00e9", "\u0130",
+         "\u212a", "\u00b2", "\u01c5", "\U0001f600", "\u3002", "returns", "Q\u0301", "\n"]
+    ),
+    max_size=12,
+).map("".join)  # fmt: skip
+_TAGS = st.sampled_from(
+    ["p", "li", "h1", "h2", "h3", "h5", "h6", "pre", "td", "th", "div", "a", "span", "img",
+     "nav", "custom-tag", "table"]
+)  # fmt: skip
+_ATTRS = st.sampled_from(["", "product-card", "comment reply", "grid item", "hero cta", "x"])
+
+
+@needs_compiled
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(_LABELISH, _wordy, st.text(max_size=60)),
+            _TAGS,
+            st.integers(0, 90),
+            st.lists(_ATTRS, max_size=4),
+        ),
+        max_size=25,
+    )
+)
+def test_compiled_page_type_sums_equal_python(
+    rows: list[tuple[str, str, int, list[str]]],
+) -> None:
+    """Labels of every casing and punctuation, texts past ASCII (where lower-casing changes
+    their length, or letters are not ASCII), every tag group, link text up to the whole block."""
+    blocks = tuple(
+        Block(index=i, tag=tag, html=t, text=t, link_chars=link, scope_attrs=tuple(attrs))
+        for i, (t, tag, link, attrs) in enumerate(rows)
+    )
+    cfg = pagetype_module.DEFAULT_PAGE_TYPE
+    fast = pagetype_module._block_sums(blocks, cfg), pagetype_module._scope_counts(blocks)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(pagetype_module, "compiled", None)
+        slow = pagetype_module._block_sums(blocks, cfg), pagetype_module._scope_counts(blocks)
+    assert fast == slow
+    assert sum(fast[0].labels) == sum(
+        len(t) <= pagetype_module.LABEL_MAX_CHARS
+        and pagetype_module._label_key(t) in pagetype_module._LABEL_GROUP
+        for t, *_ in rows
+    )
+
+
+@needs_compiled
+def test_compiled_page_type_sums_give_way_to_python_on_other_objects() -> None:
+    block = Block(index=0, tag="p", html="x", text="x", link_chars=1.5)  # type: ignore[arg-type]
+    cfg = pagetype_module.DEFAULT_PAGE_TYPE
+    args = (pagetype_module._TAG_CODES, 17, 40, 3, 40, {}, 7, str)
+    assert pagetype_module.compiled.block_sums((block,), *args) is None  # not an int
+    assert pagetype_module.compiled.block_sums([block, object()], *args) is None
+    assert pagetype_module.compiled.scope_counts([block, object()]) is None
+    assert pagetype_module._block_sums((block,), cfg).link_chars == 1.5
+
+
+@needs_compiled
+@pytest.mark.dataset
+def test_compiled_page_type_columns_equal_python_on_dataset_pages(
+    shared_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("scrapinghub-aeb", "wcxb", "trafilatura-eval", "l3s-gn1"):
+        for page in load_dataset(name, limit=40):
+            seg = _segment_page(page.html)
+            fast = pagetype_module.page_type_features(seg)
+            with monkeypatch.context() as m:
+                m.setattr(pagetype_module, "compiled", None)
+                slow = pagetype_module.page_type_features(seg)
+            assert fast.tobytes() == slow.tobytes(), f"{name} {page.id}"
