@@ -92,9 +92,7 @@ def run_one(inputs: str, jobs: int, max_tasks: int, every: float) -> dict:
 
     cfg = BatchConfig(jobs=jobs, part_size=PART_SIZE)
     if max_tasks >= 0:
-        cfg = BatchConfig(
-            jobs=jobs, part_size=PART_SIZE, max_tasks_per_worker=max_tasks or 1 << 60
-        )
+        cfg = BatchConfig(jobs=jobs, part_size=PART_SIZE, max_tasks_per_worker=max_tasks or 1 << 60)
     with tempfile.TemporaryDirectory() as out:
         sampler = Sampler(out, every)
         sampler.start()
@@ -186,9 +184,7 @@ def main() -> int:
         print(json.dumps(run_one(inputs, int(jobs), int(max_tasks), float(every))))
         return 0
 
-    datasets = args.datasets or (
-        list(ALL_SETS) if args.documents else ["scrapinghub-aeb", "wcxb"]
-    )
+    datasets = args.datasets or (list(ALL_SETS) if args.documents else ["scrapinghub-aeb", "wcxb"])
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "pages.jsonl.gz"
         write_inputs(path, datasets, args.pages, args.documents)

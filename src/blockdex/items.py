@@ -350,13 +350,25 @@ def _slot_groups(
                     inner_item[p] = k
     groups = np.arange(n, dtype=np.int32)
     slot_ids: dict[tuple[int, tuple[str, ...]], int] = {}
+    # the group of what _slot reads (the list, where the item's element is in the scope, the
+    # path and the scope's tokens): the cards of a grid share it, so _slot runs once for them
+    seen: dict[tuple[object, ...], int] = {}
     slot_items: dict[int, set[int]] = {}
     for p, li in enumerate(inner_of):
         if li < 0:
             continue
+        b = blocks[p]
         lst = lists[li][0]
-        key = (li, _slot(blocks[p], lst.parent, lst.depth))
-        g = slot_ids.setdefault(key, n + len(slot_ids))
+        sc = b.scope
+        raw = (
+            (li, sc.index(lst.parent), len(sc), b.path, b.scope_attrs)
+            if lst.parent in sc
+            else (li, b.tag)
+        )
+        g = seen.get(raw)
+        if g is None:
+            key = (li, _slot(b, lst.parent, lst.depth))
+            g = seen[raw] = slot_ids.setdefault(key, n + len(slot_ids))
         groups[p] = g
         slot_items.setdefault(g, set()).add(inner_item[p])
     return groups, inner_of, slot_items
