@@ -1681,7 +1681,12 @@ _LABELISH = st.lists(
     st.sampled_from(
         ["Add", "to", "cart", "ADD TO CART", "Sort by:", "sort-by", "Reply", "reply!", " ", "\t",
          "\x1c", "\xa0", "\u2028", "?", "3", "_", "-", "See also", "Caf\u00e9", "\u0130",
-         "\u212a", "\u00b2", "\u01c5", "\U0001f600", "\u3002", "returns", "Q\u0301", "\n"]
+         "\u212a", "\u00b2", "\u01c5", "\U0001f600", "\u3002", "returns", "Q\u0301", "\n",
+         # pronouns, years, relative dates and currency signs, and what comes close to them
+         "we", "We", "WE", "we we", " We we ", "us us us", "our", "us", "You", "your", "I", "i", "my", "me", "\u0130", "2024",
+         "2039", "2040", "1999", "20245", "202\u0664", "\u0662\u0660\u0662\u0664", " ago",
+         "ago", " agox", " ago_", " ago\u00e9", " ago.", "$", "\u20ac", "\u00a3", "\u00a5",
+         "\u20b9", "\u20a9", "\u20bd", "\u00a2"]
     ),
     max_size=12,
 ).map("".join)  # fmt: skip
@@ -1731,11 +1736,21 @@ def test_compiled_page_type_sums_equal_python(
 def test_compiled_page_type_sums_give_way_to_python_on_other_objects() -> None:
     block = Block(index=0, tag="p", html="x", text="x", link_chars=1.5)  # type: ignore[arg-type]
     cfg = pagetype_module.DEFAULT_PAGE_TYPE
-    args = (pagetype_module._TAG_CODES, 17, 40, 3, 40, {}, 7, str)
-    assert pagetype_module.compiled.block_sums((block,), *args) is None  # not an int
-    assert pagetype_module.compiled.block_sums([block, object()], *args) is None
-    assert pagetype_module.compiled.scope_counts([block, object()]) is None
+    tables = pagetype_module._compiled_tables(cfg)
+    fast = pagetype_module.compiled
+    assert fast.block_sums((block,), *tables) is None  # not an int
+    assert fast.block_sums([block, object()], *tables) is None
+    assert fast.scope_counts([block, object()]) is None
     assert pagetype_module._block_sums((block,), cfg).link_chars == 1.5
+    block = Block(index=0, tag="p", html="x", text="We 2024 $")
+    assert fast.block_sums((block,), *tables) is not None
+    # patterns, signs or pronouns other than the ones the compiled code reads: the Python code
+    for at, other in [(8, "$€"), (9, r"20[0-2]\d(?!\d)"), (10, " ago"), (11, ("we", "Us"))]:
+        changed = list(tables)
+        changed[at] = other
+        if at == 11:
+            changed[12] = (0, 0)
+        assert fast.block_sums((block,), *changed) is None, other
 
 
 @needs_compiled

@@ -3,7 +3,8 @@
 
 * :func:`block_sums` — ``pagetype._block_sums``: the page type's per-block counts (words as
   ``str.split`` counts them, characters, link characters, long and short blocks, headings,
-  words by tag group, linked headlines, questions, labels) in one pass over the blocks.
+  words by tag group, linked headlines, questions, labels, currency signs, years and relative
+  dates, pronouns) in one pass over the blocks, without joining their texts.
 * :func:`scope_counts` — ``pagetype._scope_counts``: how many blocks each element's class/id
   tokens enclose (``Counter`` over ``Block.scope_attrs``, empty tokens left out).
 
@@ -22,29 +23,115 @@ from blockdex._common_c cimport _block_off, _blocks_of_class, _char_t, _field
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
+    bint Py_UNICODE_ISDECIMAL(Py_UCS4 ch)
+    bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
     bint PyUnicode_IS_ASCII(object o)
 
 cdef enum:
     LABEL_BUF = 128  # the key of an ASCII text of at most LABEL_BUF characters fits
+    MAX_WORDS = 16  # pronouns looked for at most
+    WORD_LEN = 8  # and their length
+
+YEAR_PATTERN = r"20[0-3]\d(?!\d)"
+"""The year pattern :func:`_scan` matches (``pagetype.YEAR_RE``; another one: the Python code)."""
+RELATIVE_PATTERN = r" ago(?!\w)"
+"""The relative date pattern :func:`_scan` matches (``pagetype.RELATIVE_DATE_RE``)."""
+
+
+cdef struct _Words:
+    # the pronouns (lower-case ASCII), and where the page's running token stands: the text is
+    # read as " " + "\n".join(texts) + " " (``pagetype._block_sums``' Python code lower-cases
+    # that and counts " word " in it, str.count: non-overlapping, left to right)
+    int n
+    int length[MAX_WORDS]
+    unsigned char chars[MAX_WORDS][WORD_LEN]
+    Py_ssize_t count[MAX_WORDS]
+    Py_ssize_t last_close[MAX_WORDS]  # the closing space of the word's last match (-1: none)
+    Py_ssize_t at  # the position in that text of the next character
+    Py_ssize_t open  # the position of the space before the token being read
+    int tok_len
+    bint tok_ascii
+    unsigned char tok[WORD_LEN]
+
+
+cdef inline void _token_end(_Words *w) noexcept:
+    """The running token ends at a space (at ``w.at``): count it where it is a word whose last
+    match it does not overlap. Lower-casing makes an ASCII letter of no other character but
+    the Kelvin sign (k, in no word) and of U+0130 only with a combining dot, so a token holding
+    a character past ASCII is no word."""
+    cdef int k, j
+    if w.tok_ascii and w.tok_len <= WORD_LEN:
+        for k in range(w.n):
+            if w.length[k] != w.tok_len or w.open <= w.last_close[k]:
+                continue
+            for j in range(w.tok_len):
+                if w.tok[j] != w.chars[k][j]:
+                    break
+            else:
+                w.count[k] += 1
+                w.last_close[k] = w.at
+    w.open = w.at
+    w.tok_len = 0
+    w.tok_ascii = True
+
+
+cdef inline void _token_char(_Words *w, unsigned int c) noexcept:
+    if c == 32:
+        _token_end(w)
+    else:
+        if c >= 128:
+            w.tok_ascii = False
+        elif w.tok_len < WORD_LEN:
+            w.tok[w.tok_len] = <unsigned char> (c + 32 if 65 <= c <= 90 else c)
+        w.tok_len += 1
+    w.at += 1
 
 
 cdef Py_ssize_t _scan(
-    const _char_t *d, Py_ssize_t n, bint *question
+    const _char_t *d, Py_ssize_t n, bint *question, Py_ssize_t *prices, Py_ssize_t *dates,
+    _Words *w,
 ) noexcept:
-    """``len(text.split())`` (whitespace as ``str.split`` reads it), and whether ``?`` occurs."""
-    cdef Py_ssize_t i, words = 0
+    """``len(text.split())`` (whitespace as ``str.split`` reads it); whether ``?`` occurs; the
+    currency signs (``pagetype.PRICE_SIGNS``); the matches of YEAR_PATTERN and of
+    RELATIVE_PATTERN (the regexes' left-to-right, non-overlapping matches: ``\\d`` a decimal,
+    ``\\w`` alphanumeric or ``_``, as Python's ``re`` reads them); the text's characters fed to
+    the pronoun count."""
+    cdef Py_ssize_t i, words = 0, p = 0, y = 0
     cdef bint in_word = False, q = False
     cdef Py_UCS4 c
     for i in range(n):
         c = d[i]
         if c == 63:  # '?'
             q = True
+        elif c == 36 or c == 0x20AC or c == 0xA3 or c == 0xA5 or c == 0x20B9 or c == 0x20A9 \
+                or c == 0x20BD:  # $ € £ ¥ ₹ ₩ ₽
+            p += 1
         if Py_UNICODE_ISSPACE(c):
             in_word = False
         elif not in_word:
             in_word = True
             words += 1
+        _token_char(w, <unsigned int> c)
+    i = 0
+    while i + 4 <= n:  # 20[0-3]\d(?!\d)
+        if (d[i] == 50 and d[i + 1] == 48 and 48 <= d[i + 2] <= 51
+                and Py_UNICODE_ISDECIMAL(d[i + 3])
+                and (i + 4 == n or not Py_UNICODE_ISDECIMAL(d[i + 4]))):
+            y += 1
+            i += 4
+        else:
+            i += 1
+    i = 0
+    while i + 4 <= n:  # " ago(?!\w)"
+        if (d[i] == 32 and d[i + 1] == 97 and d[i + 2] == 103 and d[i + 3] == 111
+                and (i + 4 == n or not (Py_UNICODE_ISALNUM(d[i + 4]) or d[i + 4] == 95))):
+            y += 1
+            i += 4
+        else:
+            i += 1
     question[0] = q
+    prices[0] = p
+    dates[0] = y
     return words
 
 
@@ -77,16 +164,19 @@ cdef str _ascii_label_key(const unsigned char *d, Py_ssize_t n):
 def block_sums(
     blocks, dict tag_codes, Py_ssize_t n_groups, Py_ssize_t long_words,
     Py_ssize_t short_words, Py_ssize_t label_max, dict label_group, Py_ssize_t n_labels,
-    label_key,
+    label_key, str price_signs, str year_pattern, str relative_pattern, tuple pronouns,
+    tuple pronoun_groups, Py_ssize_t n_pronoun_groups,
 ):
     """``blockdex.pagetype._block_sums`` (see there for what it returns), or None when the blocks
-    are not all of one class with ``Block``'s slots or a block's ``link_chars`` is not an int.
+    are not all of one class with ``Block``'s slots, a block's ``link_chars`` is not an int, or
+    the patterns, signs or pronouns are not the ones this code reads.
 
     ``tag_codes`` maps a tag to ``8 * (its TAG_SHARES group + 1) + kind`` (kind 1: h1, 2: h2,
     3: h3-h6, 4: pre); ``label_group`` a label's key to its LABELS group; ``label_key`` is the
-    Python function making a text's key, called for texts past ASCII."""
+    Python function making a text's key, called for texts past ASCII; ``pronouns`` the words
+    and ``pronoun_groups`` the PRONOUNS group of each."""
     cdef tuple seq = _blocks_of_class(blocks)
-    cdef Py_ssize_t n, pos, w, length, link, total = 0, chars = 0, links = 0
+    cdef Py_ssize_t n, pos, nw, length, link, total = 0, chars = 0, links = 0
     cdef Py_ssize_t n_long = 0, long_sum = 0, n_short = 0, h1 = 0, h2 = 0, h3 = 0, pre = 0
     cdef Py_ssize_t linked_headings = 0, headline_links = 0, questions = 0, code, kind
     cdef bint question
@@ -95,8 +185,31 @@ def block_sums(
     cdef str text, tag, key
     cdef object b, lc
     cdef PyObject *found
+    cdef Py_ssize_t p_count, d_count, prices = 0, dates = 0, dated = 0, k, j
+    cdef list priced = [], pronoun_counts
+    cdef _Words w
+    cdef bytes word
     if seq is None:
         return None
+    if (price_signs != "$\u20ac\u00a3\u00a5\u20b9\u20a9\u20bd" or year_pattern != YEAR_PATTERN
+            or relative_pattern != RELATIVE_PATTERN or len(pronouns) > MAX_WORDS
+            or len(pronouns) != len(pronoun_groups)):
+        return None
+    w.n = len(pronouns)
+    for k in range(w.n):
+        word = (<str> pronouns[k]).encode("utf-8")
+        if (not 0 < len(word) <= WORD_LEN or not word.isalpha() or not word.islower()
+                or len(word) != len(<str> pronouns[k])):
+            return None
+        w.length[k] = len(word)
+        for j in range(len(word)):
+            w.chars[k][j] = word[j]
+        w.count[k] = 0
+        w.last_close[k] = -1
+    w.open = 0  # the text starts with a space
+    w.at = 1
+    w.tok_len = 0
+    w.tok_ascii = True
     n = len(seq)
     texts = [None] * n
     char_ends = [0] * (n + 1)
@@ -113,30 +226,41 @@ def block_sums(
         texts[pos] = text
         length = PyUnicode_GET_LENGTH(text)
         ukind = PyUnicode_KIND(text)
+        if pos:
+            _token_char(&w, 10)  # the newline the texts are joined with
         if ukind == PyUnicode_1BYTE_KIND:
-            w = _scan(<const unsigned char *> PyUnicode_DATA(text), length, &question)
+            nw = _scan(<const unsigned char *> PyUnicode_DATA(text), length, &question,
+                       &p_count, &d_count, &w)
         elif ukind == PyUnicode_2BYTE_KIND:
-            w = _scan(<const unsigned short *> PyUnicode_DATA(text), length, &question)
+            nw = _scan(<const unsigned short *> PyUnicode_DATA(text), length, &question,
+                       &p_count, &d_count, &w)
         else:
-            w = _scan(<const unsigned int *> PyUnicode_DATA(text), length, &question)
+            nw = _scan(<const unsigned int *> PyUnicode_DATA(text), length, &question,
+                       &p_count, &d_count, &w)
+        if p_count:
+            prices += p_count
+            priced.append(pos)
+        if d_count:
+            dates += d_count
+            dated += 1
         chars += length
         char_ends[pos + 1] = chars
-        total += w
+        total += nw
         links += link
-        if w >= long_words:
+        if nw >= long_words:
             n_long += 1
-            long_sum += w
-        if w <= short_words:
+            long_sum += nw
+        if nw <= short_words:
             n_short += 1
         questions += question
-        if w >= 4 and 5 * link >= 4 * length:
+        if nw >= 4 and 5 * link >= 4 * length:
             headline_links += 1
         found = PyDict_GetItem(tag_codes, tag)
         if found != NULL:
             code = <object> found
             kind = code & 7
             if code >= 8:
-                tag_words[(code >> 3) - 1] += w
+                tag_words[(code >> 3) - 1] += nw
             if kind == 1:
                 h1 += 1
             elif kind == 2:
@@ -155,9 +279,14 @@ def block_sums(
             found = PyDict_GetItem(label_group, key)
             if found != NULL:
                 labels[<Py_ssize_t> <object> found] += 1
+    _token_end(&w)  # the closing space
+    pronoun_counts = [0] * n_pronoun_groups
+    for k in range(w.n):
+        pronoun_counts[<Py_ssize_t> pronoun_groups[k]] += w.count[k]
     return (
         texts, char_ends, total, links, n_long, long_sum, n_short, h1, h2, h3, pre, tag_words,
-        linked_headings, headline_links, questions, labels,
+        linked_headings, headline_links, questions, labels, prices, priced, dates, dated,
+        pronoun_counts,
     )
 
 

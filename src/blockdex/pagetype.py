@@ -289,7 +289,8 @@ PRONOUNS: dict[str, tuple[str, ...]] = {
 }
 """Who speaks (English): a business to its customers (we, you), a person in a thread (I, my),
 a reporter (neither). Each column is the group's share of the page's words."""
-PRICE_RE = re.compile(r"[$€£¥₹₩₽]")
+PRICE_SIGNS = "$€£¥₹₩₽"
+PRICE_RE = re.compile(f"[{re.escape(PRICE_SIGNS)}]")
 """A currency sign: a price, or a plan's cost. (Patterns that begin with a digit cost Python's
 regular expressions ten times more time on a page's text; the sign alone says as much here.)"""
 YEAR_RE = re.compile(r"20[0-3]\d(?!\d)")
@@ -497,15 +498,41 @@ class _BlockSums(NamedTuple):
     """Blocks holding a ``?``."""
     labels: list[int]
     """Blocks per :data:`LABELS` group."""
+    prices: int
+    """Currency signs (:data:`PRICE_RE`) …"""
+    priced: list[int]
+    """… and the positions of the blocks holding one."""
+    dates: int
+    """Years and relative dates (:data:`YEAR_RE`, :data:`RELATIVE_DATE_RE`) …"""
+    dated_blocks: int
+    """… and the blocks holding one."""
+    pronouns: list[int]
+    """Per :data:`PRONOUNS` group, its words in the texts (see :func:`_block_sums`)."""
+
+
+_PRONOUN_WORDS = tuple(w for words in PRONOUNS.values() for w in words)
+_PRONOUN_GROUPS = tuple(k for k, words in enumerate(PRONOUNS.values()) for _ in words)
+
+
+def _compiled_tables(cfg: PageTypeConfig) -> tuple[Any, ...]:
+    """What the compiled :func:`_block_sums` reads besides the blocks (it gives way to the
+    Python code when a pattern, the signs or the pronouns are not the ones it was written
+    for)."""
+    return (
+        _TAG_CODES, len(TAG_SHARES), cfg.long_block_words, cfg.short_block_words,
+        LABEL_MAX_CHARS, _LABEL_GROUP, len(LABELS), _label_key, PRICE_SIGNS, YEAR_RE.pattern,
+        RELATIVE_DATE_RE.pattern, _PRONOUN_WORDS, _PRONOUN_GROUPS, len(PRONOUNS),
+    )  # fmt: skip
 
 
 def _block_sums(blocks: Sequence[Block], cfg: PageTypeConfig) -> _BlockSums:
-    """One pass over the blocks' text, tag and link characters (compiled when built)."""
+    """One pass over the blocks' text, tag and link characters (compiled when built).
+
+    The texts are read as if joined by newlines: a pattern's matches are mapped back to the
+    blocks, and a pronoun counts where it stands between two spaces in the joined text
+    (lower-cased, a space added at each end; ``str.count``, so of ``we we`` only the first)."""
     if compiled is not None:
-        found = compiled.block_sums(
-            blocks, _TAG_CODES, len(TAG_SHARES), cfg.long_block_words, cfg.short_block_words,
-            LABEL_MAX_CHARS, _LABEL_GROUP, len(LABELS), _label_key,
-        )  # fmt: skip
+        found = compiled.block_sums(blocks, *_compiled_tables(cfg))
         if found is not None:
             return _BlockSums(*found)
     texts = [b.text for b in blocks]
@@ -539,9 +566,19 @@ def _block_sums(blocks: Sequence[Block], cfg: PageTypeConfig) -> _BlockSums:
             k = _LABEL_GROUP.get(_label_key(t))
             if k is not None:
                 labels[k] += 1
+    # the texts joined once: each pattern is one scan, its matches mapped back to blocks
+    text = "\n".join(texts)
+    starts = [end + i for i, end in enumerate(char_ends[:-1])]
+    price_at = _matched_blocks(PRICE_RE, text, starts)
+    date_at = _matched_blocks(YEAR_RE, text, starts) + _matched_blocks(
+        RELATIVE_DATE_RE, text, starts
+    )
+    lower = f" {text.lower()} "
+    pronouns = [sum(lower.count(f" {w} ") for w in words) for words in PRONOUNS.values()]
     return _BlockSums(
         texts, char_ends, total, links, n_long, long_sum, n_short, h[1], h[2], h[3], h[4],
-        tag_words, linked, headlines, questions, labels,
+        tag_words, linked, headlines, questions, labels, len(price_at), sorted(set(price_at)),
+        len(date_at), len(set(date_at)), pronouns,
     )  # fmt: skip
 
 
@@ -593,17 +630,9 @@ def page_type_features(page: Page, cfg: PageTypeConfig = DEFAULT_PAGE_TYPE) -> n
 
     n = len(blocks)
     sums = _block_sums(blocks, cfg)
-    texts = sums.texts
     char_ends = sums.char_ends
     total_words = sums.words or 1
     total_chars = char_ends[-1] or 1
-    # the texts joined once: each pattern is one scan, its matches mapped back to blocks
-    text = "\n".join(texts)
-    starts = [end + i for i, end in enumerate(char_ends[:-1])]
-    price_at = _matched_blocks(PRICE_RE, text, starts)
-    date_at = _matched_blocks(YEAR_RE, text, starts) + _matched_blocks(
-        RELATIVE_DATE_RE, text, starts
-    )
     n_headings = sums.h1 + sums.h2 + sums.h3
     per_block = 1 / (n or 1)
     cols += [
@@ -620,20 +649,17 @@ def page_type_features(page: Page, cfg: PageTypeConfig = DEFAULT_PAGE_TYPE) -> n
         _log(sums.h3),
         n_headings * per_block,
         _log(sums.pre),
-        _log(len(price_at)),
-        len(set(price_at)) * per_block,
-        _log(len(date_at)),
-        len(set(date_at)) * per_block,
+        _log(sums.prices),
+        len(sums.priced) * per_block,
+        _log(sums.dates),
+        sums.dated_blocks * per_block,
         # a listing's entries are headlines that link to the story; an article's headings do not
         sums.linked_headings / (n_headings or 1),
         _log(sums.headline_links),
     ]
-    lower = f" {text.lower()} "
-    cols += [
-        sum(lower.count(f" {w} ") for w in words_of) / total_words for words_of in PRONOUNS.values()
-    ]
+    cols += [c / total_words for c in sums.pronouns]
     cols += [w / total_words for w in sums.tag_words]
-    cols += _item_columns(page, char_ends, set(price_at), cfg)
+    cols += _item_columns(page, char_ends, set(sums.priced), cfg)
     cols += _class_columns(blocks)
     cols += [_log(c) for c in sums.labels]
     unit = page.primary_unit if n else None
