@@ -1694,7 +1694,16 @@ _TAGS = st.sampled_from(
     ["p", "li", "h1", "h2", "h3", "h5", "h6", "pre", "td", "th", "div", "a", "span", "img",
      "nav", "custom-tag", "table"]
 )  # fmt: skip
-_ATTRS = st.sampled_from(["", "product-card", "comment reply", "grid item", "hero cta", "x"])
+_ATTRS = st.one_of(
+    st.sampled_from(["", "product-card", "comment reply", "grid item", "hero cta", "x"]),
+    st.lists(
+        st.sampled_from(
+            [*pagetype_module.CLASS_WORD_LIST[::3], "pri", "prices", "listitem", "lis", "-",
+             " ", "_", "é", "\u212a", "\U0001f600", "2", "Product", "toc", "tocs", "threadtopic"]
+        ),
+        max_size=8,
+    ).map("".join),
+)  # fmt: skip
 
 
 @needs_compiled
@@ -1720,10 +1729,16 @@ def test_compiled_page_type_sums_equal_python(
         for i, (t, tag, link, attrs) in enumerate(rows)
     )
     cfg = pagetype_module.DEFAULT_PAGE_TYPE
-    fast = pagetype_module._block_sums(blocks, cfg), pagetype_module._scope_counts(blocks)
+
+    def sums() -> tuple:
+        scopes = pagetype_module._scope_counts(blocks)
+        classes = pagetype_module._class_counts(scopes)
+        return pagetype_module._block_sums(blocks, cfg), dict(scopes), classes
+
+    fast = sums()
     with pytest.MonkeyPatch.context() as m:
         m.setattr(pagetype_module, "compiled", None)
-        slow = pagetype_module._block_sums(blocks, cfg), pagetype_module._scope_counts(blocks)
+        slow = sums()
     assert fast == slow
     assert sum(fast[0].labels) == sum(
         len(t) <= pagetype_module.LABEL_MAX_CHARS

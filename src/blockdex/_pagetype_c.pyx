@@ -7,6 +7,8 @@
   dates, pronouns) in one pass over the blocks, without joining their texts.
 * :func:`scope_counts` — ``pagetype._scope_counts``: how many blocks each element's class/id
   tokens enclose (``Counter`` over ``Block.scope_attrs``, empty tokens left out).
+* :func:`class_counts` — ``pagetype._class_counts``: how often each class word is named
+  around the blocks, each element's tokens scanned once a page in C (no cache to grow).
 
 It gives what its pure-Python twin gives (tests/test_speedups.py compares them); blockdex uses
 the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` forces it.
@@ -290,25 +292,146 @@ def block_sums(
     )
 
 
+cdef enum:
+    RUN_DEPTH = 64  # scope places followed as runs; deeper ones are counted one by one
+
+
+cdef inline int _add(dict counts, object s, Py_ssize_t times) except -1:
+    cdef PyObject *found
+    if not s:
+        return 0
+    found = PyDict_GetItem(counts, s)
+    counts[s] = times if found == NULL else <object> found + times
+    return 0
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def scope_counts(blocks):
     """``blockdex.pagetype._scope_counts``: each non-empty ``scope_attrs`` string of the
     blocks → how many blocks hold it (once per place it holds it), or None when the blocks are
-    not all of one class with ``Block``'s slots."""
+    not all of one class with ``Block``'s slots. Consecutive blocks mostly hold the same string
+    object at a place of their scope (the elements they share): such a run is one addition."""
     cdef tuple seq = _blocks_of_class(blocks)
     cdef dict counts = {}
-    cdef object s
-    cdef PyObject *found
+    cdef object attrs
+    cdef PyObject *run[RUN_DEPTH]
+    cdef Py_ssize_t times[RUN_DEPTH]
+    cdef Py_ssize_t k, m, held = 0
+    cdef PyObject *o
     if seq is None:
         return None
     for b in seq:
-        for s in _field(b, _block_off[14]):
-            if not s:
-                continue
-            found = PyDict_GetItem(counts, s)
-            if found == NULL:
-                counts[s] = 1
+        attrs = _field(b, _block_off[14])
+        if type(attrs) is not tuple:
+            return None
+        m = len(<tuple> attrs)
+        for k in range(m):
+            o = <PyObject *> (<tuple> attrs)[k]
+            if k >= RUN_DEPTH:
+                _add(counts, <object> o, 1)
+            elif k < held and run[k] == o:
+                times[k] += 1
             else:
-                counts[s] = <object> found + 1
+                if k < held:
+                    _add(counts, <object> run[k], times[k])
+                run[k] = o
+                times[k] = 1
+        for k in range(m, held):
+            _add(counts, <object> run[k], times[k])
+        held = m if m < RUN_DEPTH else RUN_DEPTH
+    for k in range(held):
+        _add(counts, <object> run[k], times[k])
+    return counts
+
+
+cdef object _words_for = None  # the words the table below was built from
+cdef bytes _words_pool = None
+cdef Py_ssize_t _w_start[512]
+cdef Py_ssize_t _w_len[512]
+cdef Py_ssize_t _w_first[129]  # words starting with byte c: _w_first[c] .. _w_first[c + 1]
+cdef Py_ssize_t _w_pos[512]  # the word's position in the words given
+
+
+cdef int _load_words(tuple words) except -1:
+    """Index ``words`` (lower-case ASCII letters, at most 512) by first letter, longest first."""
+    global _words_for, _words_pool
+    cdef Py_ssize_t k, c, at = 0
+    cdef list order
+    if _words_for is words:
+        return 1
+    if len(words) > 512:
+        return 0
+    for w in words:
+        if not isinstance(w, str) or not w or not w.isascii() or not w.isalpha() \
+                or not w.islower():
+            return 0
+    order = sorted(range(len(words)), key=lambda k: (words[k][0], -len(words[k])))
+    _words_pool = "".join([words[k] for k in order]).encode("ascii")
+    for k in range(len(order)):
+        _w_pos[k] = order[k]
+        _w_len[k] = len(words[order[k]])
+        _w_start[k] = at
+        at += _w_len[k]
+    k = 0
+    for c in range(129):
+        while k < len(order) and ord(words[order[k]][0]) < c:
+            k += 1
+        _w_first[c] = k
+    _words_for = words
+    return 1
+
+
+cdef void _count_words(const _char_t *d, Py_ssize_t n, Py_ssize_t times, list counts) except *:
+    """At each place of ``d`` the longest word that starts there, left to right, each match
+    skipped past (what ``pagetype._CLASS_WORD_RE.finditer`` finds: the words as a trie, so
+    the longest word at the first place that has one), each counted ``times``."""
+    cdef const unsigned char *pool = <const unsigned char *> (<char *> _words_pool)
+    cdef Py_ssize_t i = 0, e, j, m, found
+    cdef unsigned int c
+    while i < n:
+        c = <unsigned int> d[i]
+        found = -1
+        if c < 128:
+            for e in range(_w_first[c], _w_first[c + 1]):  # longest first
+                m = _w_len[e]
+                if i + m > n:
+                    continue
+                for j in range(1, m):
+                    if d[i + j] != pool[_w_start[e] + j]:
+                        break
+                else:
+                    found = e
+                    break
+        if found >= 0:
+            counts[_w_pos[found]] += times
+            i += _w_len[found]
+        else:
+            i += 1
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def class_counts(scopes, tuple words):
+    """``blockdex.pagetype._class_counts``: for each of ``words``, how often it is named in
+    the keys of ``scopes`` (an element's tokens → how many blocks it encloses), each name
+    counted that many times; None when the words are not lower-case ASCII letters."""
+    cdef list counts
+    cdef Py_ssize_t n, times
+    cdef int kind
+    if not _load_words(words):
+        return None
+    counts = [0] * len(words)
+    for s, t in scopes.items():
+        if type(s) is not str:
+            return None
+        times = t
+        n = PyUnicode_GET_LENGTH(s)
+        kind = PyUnicode_KIND(s)
+        if kind == PyUnicode_1BYTE_KIND:
+            _count_words(<const unsigned char *> PyUnicode_DATA(s), n, times, counts)
+        elif kind == PyUnicode_2BYTE_KIND:
+            _count_words(<const unsigned short *> PyUnicode_DATA(s), n, times, counts)
+        else:
+            _count_words(<const unsigned int *> PyUnicode_DATA(s), n, times, counts)
     return counts

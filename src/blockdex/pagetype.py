@@ -434,7 +434,7 @@ def _element_words(tokens: str) -> tuple[int, ...]:
     return tuple(_CLASS_WORD_AT[m.group()] for m in _CLASS_WORD_RE.finditer(tokens))
 
 
-def _scope_counts(blocks: Sequence[Block]) -> dict[str, int]:
+def _scope_counts(blocks: Sequence[Block]) -> Mapping[str, int]:
     """Each element's (non-empty) class/id tokens of ``Block.scope_attrs`` → how many blocks
     it encloses (once per place a block's scope holds it)."""
     if compiled is not None:
@@ -446,14 +446,24 @@ def _scope_counts(blocks: Sequence[Block]) -> dict[str, int]:
     return counts
 
 
+def _class_counts(scopes: Mapping[str, int]) -> list[int]:
+    """How often each word of :data:`CLASS_WORD_LIST` is named in the elements' tokens
+    (:func:`_scope_counts`), each element counted once per block inside it."""
+    if compiled is not None:
+        found = compiled.class_counts(scopes, CLASS_WORD_LIST)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+    counts = [0] * len(CLASS_WORD_LIST)
+    for tokens, n in scopes.items():
+        for k in _element_words(tokens):
+            counts[k] += n
+    return counts
+
+
 def _class_columns(blocks: Sequence[Block]) -> list[float]:
     """How often each word of :data:`CLASS_WORD_LIST` is named by the elements around the
     blocks (``Block.scope_attrs``), an element counted once per block inside it, log-scaled."""
-    counts = [0] * len(CLASS_WORD_LIST)
-    for tokens, n in _scope_counts(blocks).items():
-        for k in _element_words(tokens):
-            counts[k] += n
-    return [_log(c) for c in counts]
+    return [_log(c) for c in _class_counts(_scope_counts(blocks))]
 
 
 _LABEL_GROUP: dict[str, int] = {}
