@@ -140,6 +140,19 @@ def test_slot_groups_alone_are_the_item_columns_groups(shared_data) -> None:
                 _, slots = item_columns(part)
                 assert item_slot_groups(part).tolist() == slots.tolist(), f"{name} {p.id}"
                 seen += len(set(slots.tolist())) < len(part.blocks)
+                # the groups of some blocks only (every third block of the largest list)
+                lists = sorted(part.item_lists, key=lambda lst: -lst.words)[:1]
+                first = part.blocks[0].index
+                among = [
+                    i - first
+                    for lst in lists
+                    for s, e in lst.items
+                    for i in range(s, e + 1)
+                    if 0 <= i - first < len(part.blocks)
+                ][::3]
+                some = item_slot_groups(part, among)
+                for i in among:
+                    assert (some == some[i]).tolist() == (slots == slots[i]).tolist()
     assert seen >= 20  # pages whose lists make groups of several blocks
 
 

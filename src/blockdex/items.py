@@ -330,12 +330,17 @@ def _cut_lists(page: Page) -> list[tuple[ItemList, list[tuple[int, int]]]]:
 
 
 def _slot_groups(
-    blocks: Sequence[Block], lists: list[tuple[ItemList, list[tuple[int, int]]]]
+    blocks: Sequence[Block],
+    lists: list[tuple[ItemList, list[tuple[int, int]]]],
+    among: Sequence[int] | None = None,
 ) -> tuple[np.ndarray, list[int], dict[int, set[int]]]:
     """Each block's slot group (int32; blocks outside lists each a group of their own): the
     blocks at one place (:func:`_slot`) of the items of one list, each block read in the
     smallest item holding it (the first list's on a tie); the list (position in ``lists``)
-    of each block's smallest item (-1 outside lists); each group's items."""
+    of each block's smallest item (-1 outside lists); each group's items. With ``among``
+    (block positions), only the lists of those blocks' smallest items are read: every block of
+    another list is left a group of its own (a group never spans two lists, so the groups of
+    ``among``'s blocks are the same)."""
     n = len(blocks)
     inner_size = [n + 1] * n
     inner_of = [-1] * n
@@ -348,6 +353,7 @@ def _slot_groups(
                     inner_size[p] = size
                     inner_of[p] = li
                     inner_item[p] = k
+    wanted = None if among is None else {inner_of[p] for p in among}
     groups = np.arange(n, dtype=np.int32)
     slot_ids: dict[tuple[int, tuple[str, ...]], int] = {}
     # the group of what _slot reads (the list, where the item's element is in the scope, the
@@ -355,7 +361,7 @@ def _slot_groups(
     seen: dict[tuple[object, ...], int] = {}
     slot_items: dict[int, set[int]] = {}
     for p, li in enumerate(inner_of):
-        if li < 0:
+        if li < 0 or (wanted is not None and li not in wanted):
             continue
         b = blocks[p]
         lst = lists[li][0]
@@ -374,12 +380,14 @@ def _slot_groups(
     return groups, inner_of, slot_items
 
 
-def item_slot_groups(page: Page) -> np.ndarray:
-    """Each block's slot group, as :func:`item_columns` gives it, without the columns."""
+def item_slot_groups(page: Page, among: Sequence[int] | None = None) -> np.ndarray:
+    """Each block's slot group, as :func:`item_columns` gives it, without the columns; with
+    ``among`` (block positions) those blocks' groups, as :func:`item_columns` gives them,
+    and every block outside their lists a group of its own."""
     n = len(page.blocks)
     if n == 0 or not page.item_lists:
         return np.arange(n, dtype=np.int32)
-    return _slot_groups(page.blocks, _cut_lists(page))[0]
+    return _slot_groups(page.blocks, _cut_lists(page), among)[0]
 
 
 def item_columns(page: Page) -> tuple[np.ndarray, np.ndarray]:

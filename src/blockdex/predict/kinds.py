@@ -79,9 +79,11 @@ def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     outside = np.flatnonzero(keep & ~inside).tolist()
     if best[0] < sum(word_count(page.blocks[i].text) for i in outside):
         return keep
-    groups = item_slot_groups(page)
-    add = inside & (slot_means(probs, groups)[:, 0] >= MIN_SLOT_PROB) & ~keep
+    add = inside & ~keep
     add &= np.fromiter((b.tag != "img" for b in page.blocks), bool, n)
+    # the slot groups of the blocks that may be added (their means read only their groups)
+    groups = item_slot_groups(page, np.flatnonzero(add).tolist())
+    add &= slot_means(probs, groups)[:, 0] >= MIN_SLOT_PROB
     texts: dict[int, list[str]] = {}
     for i in np.flatnonzero(add).tolist():
         texts.setdefault(int(groups[i]), []).append(page.blocks[i].text)
