@@ -6,7 +6,9 @@ Each page of the shared sets is run through ``Extractor().run`` (the HTML as ``s
 out), its Markdown, HTML and text. The figure printed is the sha256 of the per-page hashes in order; compare it
 before and after a change, compiled and with ``BLOCKDEX_PURE_PYTHON=1``. ``--save FILE`` writes the
 per-page hashes and ``--against FILE`` names the pages whose hash differs from a saved run.
-Each page is also run for text output only (``run(output="text")``, no block markup built) and
+``--urls`` gives each page its address (as ``run(html, url=...)``): the page-kind rules
+(``predict/kinds.py``) and the URL columns of the page type read only pages with one (or a
+canonical link). Each page is also run for text output only (``run(output="text")``, no block markup built) and
 its text compared with the full run's: the pages where they differ are named (none should be).
 
 ``--doors`` hashes every entry point instead, on every ``--every``-th page of the sets: the
@@ -17,7 +19,7 @@ serving those pages (times left out). Each page is asked with one of a few optio
 (defaults, ``favor``, ``comments`` off, ``links`` and ``images``, a query), so that the options
 travel through each door too.
 
-    python benchmarks/output_hash.py [--bytes] [--save pages.txt] [--against pages.txt]
+    python benchmarks/output_hash.py [--bytes] [--urls] [--save pages.txt] [--against pages.txt]
     python benchmarks/output_hash.py --doors [--every 10] [--save doors.txt] [--against doors.txt]
 """
 
@@ -36,9 +38,9 @@ from blockdex.extract import Extractor
 SETS = ("l3s-gn1", "scrapinghub-aeb", "trafilatura-eval", "wcxb", "webmainbench-samples")
 
 
-def page_hash(ex: Extractor, html: str | bytes) -> tuple[str, bool]:
+def page_hash(ex: Extractor, html: str | bytes, url: str | None = None) -> tuple[str, bool]:
     """The page's output hash, and whether its text-only run gives the same text."""
-    result = ex.run(html)
+    result = ex.run(html, url=url)
     doc = result.to_json()
     doc.pop("timings_ms", None)
     text = result.render("text")
@@ -47,7 +49,7 @@ def page_hash(ex: Extractor, html: str | bytes) -> tuple[str, bool]:
         + [result.render(fmt) for fmt in ("markdown", "html")]
         + [text]
     )
-    same_text = ex.run(html, output="text").render("text") == text
+    same_text = ex.run(html, url=url, output="text").render("text") == text
     return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest(), same_text
 
 
@@ -56,6 +58,11 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--bytes", action="store_true", help="give each page as UTF-8 bytes")
+    ap.add_argument(
+        "--urls",
+        action="store_true",
+        help="give each page its address (the page-kind rules read only pages with one)",
+    )
     ap.add_argument("--save", type=Path, help="write 'set id hash' a line to this file")
     ap.add_argument("--against", type=Path, help="name the pages that differ from this saved run")
     ap.add_argument("--doors", action="store_true", help="hash every entry point (see above)")
@@ -75,7 +82,7 @@ def main() -> int:
     for name in SETS:
         for page in load_dataset(name):
             html = page.html.encode("utf-8", "surrogatepass") if args.bytes else page.html
-            digest, same_text = page_hash(ex, html)
+            digest, same_text = page_hash(ex, html, page.url if args.urls else None)
             rows.append(f"{name} {page.id} {digest}")
             if not same_text:
                 text_differs.append(f"{name} {page.id}")

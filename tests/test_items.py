@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 import blockdex
+from blockdex.evaluate.datasets import load_dataset
 from blockdex.extract import Extractor
-from blockdex.items import find_item_lists, item_columns
+from blockdex.items import find_item_lists, item_columns, item_slot_groups
 
 KINDS = Path(__file__).parent / "data" / "kinds"
 
@@ -122,6 +123,37 @@ def test_item_columns_mark_the_blocks_of_a_list() -> None:
     assert len(set(slots[price].tolist())) == 1  # one slot for all six prices
     intro = next(i for i, b in enumerate(page.blocks) if b.text.startswith("Boots for long days"))
     assert cols[intro, 0] == 0 and slots[intro] not in set(slots[price].tolist())
+    assert item_slot_groups(page).tolist() == slots.tolist()
+
+
+@pytest.mark.dataset
+def test_slot_groups_alone_are_the_item_columns_groups(shared_data) -> None:
+    """The page-kind rules ask for the slot groups without the columns: the same groups, on
+    whole pages and on slices of them (items cut to the slice)."""
+    seen = 0
+    for name in ("wcxb", "scrapinghub-aeb"):
+        for p in load_dataset(name, limit=40):
+            page = blockdex.segment(p.html, url=p.url)
+            for part in (page, page.slice(len(page.blocks) // 3, len(page.blocks))):
+                if not part.blocks:
+                    continue
+                _, slots = item_columns(part)
+                assert item_slot_groups(part).tolist() == slots.tolist(), f"{name} {p.id}"
+                seen += len(set(slots.tolist())) < len(part.blocks)
+                # the groups of some blocks only (every third block of the largest list)
+                lists = sorted(part.item_lists, key=lambda lst: -lst.words)[:1]
+                first = part.blocks[0].index
+                among = [
+                    i - first
+                    for lst in lists
+                    for s, e in lst.items
+                    for i in range(s, e + 1)
+                    if 0 <= i - first < len(part.blocks)
+                ][::3]
+                some = item_slot_groups(part, among)
+                for i in among:
+                    assert (some == some[i]).tolist() == (slots == slots[i]).tolist()
+    assert seen >= 20  # pages whose lists make groups of several blocks
 
 
 # -- Markdown of items -------------------------------------------------------------------------

@@ -15,7 +15,13 @@ import blockdex
 from blockdex.page import Page
 from blockdex.pagetype import PageType
 from blockdex.predict.content import ContentPredictor
-from blockdex.predict.kinds import MAX_OUTSIDE_SHARE, MIN_SLOT_PROB, page_kind_rules
+from blockdex.predict.kinds import (
+    MAX_OUTSIDE_SHARE,
+    MIN_SLOT_PROB,
+    REVIEW_WORDS,
+    _is_review,
+    page_kind_rules,
+)
 
 KINDS = Path(__file__).parent / "data" / "kinds"
 GRID_URL = "https://shop.example/c/walking-boots"
@@ -175,3 +181,13 @@ def test_the_rules_are_on_by_default_and_can_be_left_out() -> None:
     off = ContentPredictor(kinds=False).predict(page)
     assert off.indices  # the model alone already reads this hand-made grid
     assert set(off.indices) <= set(ContentPredictor().predict(page).indices)
+
+
+@pytest.mark.parametrize(
+    "attrs",
+    ["", "review", "customer-reviews | main", "star-rating", "rating", "testimonials-grid",
+     "Review", "RATING", "revie w", "rat ing", "testimonia", "preview-pane", "grating",
+     "product-info | description", "reviewer | ratings-summary"],
+)  # fmt: skip
+def test_the_review_check_is_a_search_for_the_review_words(attrs: str) -> None:
+    assert _is_review(attrs) == any(w in attrs for w in REVIEW_WORDS)

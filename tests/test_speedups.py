@@ -1671,3 +1671,113 @@ def test_compiled_word_prefix_equals_python(texts: list[str]) -> None:
         items_module.compiled = compiled
     assert items_module._word_prefix(blocks) == slow
     assert items_module.compiled.word_prefix([*blocks, object()]) is None  # not all Blocks
+
+
+# -- the page type's columns ---------------------------------------------------------------------
+
+pagetype_module = importlib.import_module("blockdex.pagetype")
+
+_LABELISH = st.lists(
+    st.sampled_from(
+        ["Add", "to", "cart", "ADD TO CART", "Sort by:", "sort-by", "Reply", "reply!", " ", "\t",
+         "\x1c", "\xa0", "\u2028", "?", "3", "_", "-", "See also", "Caf\u00e9", "\u0130",
+         "\u212a", "\u00b2", "\u01c5", "\U0001f600", "\u3002", "returns", "Q\u0301", "\n",
+         # pronouns, years, relative dates and currency signs, and what comes close to them
+         "we", "We", "WE", "we we", " We we ", "us us us", "our", "us", "You", "your", "I", "i", "my", "me", "\u0130", "2024",
+         "2039", "2040", "1999", "20245", "202\u0664", "\u0662\u0660\u0662\u0664", " ago",
+         "ago", " agox", " ago_", " ago\u00e9", " ago.", "$", "\u20ac", "\u00a3", "\u00a5",
+         "\u20b9", "\u20a9", "\u20bd", "\u00a2"]
+    ),
+    max_size=12,
+).map("".join)  # fmt: skip
+_TAGS = st.sampled_from(
+    ["p", "li", "h1", "h2", "h3", "h5", "h6", "pre", "td", "th", "div", "a", "span", "img",
+     "nav", "custom-tag", "table"]
+)  # fmt: skip
+_ATTRS = st.one_of(
+    st.sampled_from(["", "product-card", "comment reply", "grid item", "hero cta", "x"]),
+    st.lists(
+        st.sampled_from(
+            [*pagetype_module.CLASS_WORD_LIST[::3], "pri", "prices", "listitem", "lis", "-",
+             " ", "_", "é", "\u212a", "\U0001f600", "2", "Product", "toc", "tocs", "threadtopic"]
+        ),
+        max_size=8,
+    ).map("".join),
+)  # fmt: skip
+
+
+@needs_compiled
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(_LABELISH, _wordy, st.text(max_size=60)),
+            _TAGS,
+            st.integers(0, 90),
+            st.lists(_ATTRS, max_size=4),
+        ),
+        max_size=25,
+    )
+)
+def test_compiled_page_type_sums_equal_python(
+    rows: list[tuple[str, str, int, list[str]]],
+) -> None:
+    """Labels of every casing and punctuation, texts past ASCII (where lower-casing changes
+    their length, or letters are not ASCII), every tag group, link text up to the whole block."""
+    blocks = tuple(
+        Block(index=i, tag=tag, html=t, text=t, link_chars=link, scope_attrs=tuple(attrs))
+        for i, (t, tag, link, attrs) in enumerate(rows)
+    )
+    cfg = pagetype_module.DEFAULT_PAGE_TYPE
+
+    def sums() -> tuple:
+        scopes = pagetype_module._scope_counts(blocks)
+        classes = pagetype_module._class_counts(scopes)
+        return pagetype_module._block_sums(blocks, cfg), dict(scopes), classes
+
+    fast = sums()
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(pagetype_module, "compiled", None)
+        slow = sums()
+    assert fast == slow
+    assert sum(fast[0].labels) == sum(
+        len(t) <= pagetype_module.LABEL_MAX_CHARS
+        and pagetype_module._label_key(t) in pagetype_module._LABEL_GROUP
+        for t, *_ in rows
+    )
+
+
+@needs_compiled
+def test_compiled_page_type_sums_give_way_to_python_on_other_objects() -> None:
+    block = Block(index=0, tag="p", html="x", text="x", link_chars=1.5)  # type: ignore[arg-type]
+    cfg = pagetype_module.DEFAULT_PAGE_TYPE
+    tables = pagetype_module._compiled_tables(cfg)
+    fast = pagetype_module.compiled
+    assert fast.block_sums((block,), *tables) is None  # not an int
+    assert fast.block_sums([block, object()], *tables) is None
+    assert fast.scope_counts([block, object()]) is None
+    assert pagetype_module._block_sums((block,), cfg).link_chars == 1.5
+    block = Block(index=0, tag="p", html="x", text="We 2024 $")
+    assert fast.block_sums((block,), *tables) is not None
+    # patterns, signs or pronouns other than the ones the compiled code reads: the Python code
+    for at, other in [(8, "$€"), (9, r"20[0-2]\d(?!\d)"), (10, " ago"), (11, ("we", "Us"))]:
+        changed = list(tables)
+        changed[at] = other
+        if at == 11:
+            changed[12] = (0, 0)
+        assert fast.block_sums((block,), *changed) is None, other
+
+
+@needs_compiled
+@pytest.mark.dataset
+def test_compiled_page_type_columns_equal_python_on_dataset_pages(
+    shared_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("scrapinghub-aeb", "wcxb", "trafilatura-eval", "l3s-gn1"):
+        for page in load_dataset(name, limit=40):
+            seg = _segment_page(page.html)
+            fast = pagetype_module.page_type_features(seg)
+            with monkeypatch.context() as m:
+                m.setattr(pagetype_module, "compiled", None)
+                slow = pagetype_module.page_type_features(seg)
+            assert fast.tobytes() == slow.tobytes(), f"{name} {page.id}"

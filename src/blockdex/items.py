@@ -302,9 +302,92 @@ def _slot(block: Block, parent: int, depth: int) -> tuple[str, ...]:
         at = sc.index(parent) + depth + 1
     except ValueError:  # the list's parent lies beyond the nearest ancestors a block keeps
         return ("?", block.tag)
+    # the tags of the scope's elements (:func:`_scope_tag`), the path split once
+    tags = block.path.split(">")
+    shift = len(tags) - len(sc)
+    attrs = block.scope_attrs
     return tuple(
-        class_signature(_scope_tag(block, k), block.scope_attrs[k]) for k in range(at, len(sc))
+        class_signature(tags[shift + k] if 0 <= shift + k < len(tags) else "", attrs[k])
+        for k in range(at, len(sc))
     )
+
+
+def _cut_lists(page: Page) -> list[tuple[ItemList, list[tuple[int, int]]]]:
+    """The page's item lists with their items as block positions, cut to the page (a slice)."""
+    blocks = page.blocks
+    n = len(blocks)
+    first = blocks[0].index
+    lists: list[tuple[ItemList, list[tuple[int, int]]]] = []
+    for lst in page.item_lists:
+        cut = [
+            (max(s - first, 0), min(e - first, n - 1))
+            for s, e in lst.items
+            if e - first >= 0 and s - first < n
+        ]
+        if cut:
+            lists.append((lst, cut))
+    return lists
+
+
+def _slot_groups(
+    blocks: Sequence[Block],
+    lists: list[tuple[ItemList, list[tuple[int, int]]]],
+    among: Sequence[int] | None = None,
+) -> tuple[np.ndarray, list[int], dict[int, set[int]]]:
+    """Each block's slot group (int32; blocks outside lists each a group of their own): the
+    blocks at one place (:func:`_slot`) of the items of one list, each block read in the
+    smallest item holding it (the first list's on a tie); the list (position in ``lists``)
+    of each block's smallest item (-1 outside lists); each group's items. With ``among``
+    (block positions), only the lists of those blocks' smallest items are read: every block of
+    another list is left a group of its own (a group never spans two lists, so the groups of
+    ``among``'s blocks are the same)."""
+    n = len(blocks)
+    inner_size = [n + 1] * n
+    inner_of = [-1] * n
+    inner_item = [-1] * n
+    for li, (_, items) in enumerate(lists):
+        for k, (s, e) in enumerate(items):
+            size = e - s
+            for p in range(s, e + 1):
+                if inner_size[p] > size:
+                    inner_size[p] = size
+                    inner_of[p] = li
+                    inner_item[p] = k
+    wanted = None if among is None else {inner_of[p] for p in among}
+    groups = np.arange(n, dtype=np.int32)
+    slot_ids: dict[tuple[int, tuple[str, ...]], int] = {}
+    # the group of what _slot reads (the list, where the item's element is in the scope, the
+    # path and the scope's tokens): the cards of a grid share it, so _slot runs once for them
+    seen: dict[tuple[object, ...], int] = {}
+    slot_items: dict[int, set[int]] = {}
+    for p, li in enumerate(inner_of):
+        if li < 0 or (wanted is not None and li not in wanted):
+            continue
+        b = blocks[p]
+        lst = lists[li][0]
+        sc = b.scope
+        raw = (
+            (li, sc.index(lst.parent), len(sc), b.path, b.scope_attrs)
+            if lst.parent in sc
+            else (li, b.tag)
+        )
+        g = seen.get(raw)
+        if g is None:
+            key = (li, _slot(b, lst.parent, lst.depth))
+            g = seen[raw] = slot_ids.setdefault(key, n + len(slot_ids))
+        groups[p] = g
+        slot_items.setdefault(g, set()).add(inner_item[p])
+    return groups, inner_of, slot_items
+
+
+def item_slot_groups(page: Page, among: Sequence[int] | None = None) -> np.ndarray:
+    """Each block's slot group, as :func:`item_columns` gives it, without the columns; with
+    ``among`` (block positions) those blocks' groups, as :func:`item_columns` gives them,
+    and every block outside their lists a group of its own."""
+    n = len(page.blocks)
+    if n == 0 or not page.item_lists:
+        return np.arange(n, dtype=np.int32)
+    return _slot_groups(page.blocks, _cut_lists(page), among)[0]
 
 
 def item_columns(page: Page) -> tuple[np.ndarray, np.ndarray]:
@@ -318,15 +401,7 @@ def item_columns(page: Page) -> tuple[np.ndarray, np.ndarray]:
     if n == 0 or not page.item_lists:
         return cols, groups
     first = blocks[0].index
-    lists: list[tuple[ItemList, list[tuple[int, int]]]] = []
-    for lst in page.item_lists:
-        cut = [
-            (max(s - first, 0), min(e - first, n - 1))
-            for s, e in lst.items
-            if e - first >= 0 and s - first < n
-        ]
-        if cut:
-            lists.append((lst, cut))
+    lists = _cut_lists(page)
     if not lists:
         return cols, groups
     words = np.fromiter((len(b.text.split()) for b in blocks), dtype=np.float64, count=n)
@@ -338,10 +413,7 @@ def item_columns(page: Page) -> tuple[np.ndarray, np.ndarray]:
     total = cum_words[-1] or 1.0
     unit = page.primary_unit
     outer_words = np.full(n, -1.0)
-    inner_size = np.full(n, n + 1)
-    inner_of = np.full(n, -1, dtype=np.intp)
-    inner_item = np.full(n, -1, dtype=np.intp)
-    for li, (_, items) in enumerate(lists):
+    for _, items in lists:
         w = sum(cum_words[e + 1] - cum_words[s] for s, e in items)
         c = sum(cum_chars[e + 1] - cum_chars[s] for s, e in items) or 1.0
         lk = sum(cum_links[e + 1] - cum_links[s] for s, e in items)
@@ -359,25 +431,12 @@ def item_columns(page: Page) -> tuple[np.ndarray, np.ndarray]:
                 cols[at] = row
                 cols[at, 3] = k / len(items)
                 outer_words[at] = w
-            smaller = inner_size[s : e + 1] > e - s
-            if smaller.any():
-                at = np.flatnonzero(smaller) + s
-                inner_size[at] = e - s
-                inner_of[at] = li
-                inner_item[at] = k
-    slot_ids: dict[tuple[int, tuple[str, ...]], int] = {}
-    slot_items: dict[int, set[int]] = {}
-    for p in np.flatnonzero(inner_of >= 0).tolist():
-        li = int(inner_of[p])
-        lst = lists[li][0]
-        key = (li, _slot(blocks[p], lst.parent, lst.depth))
-        g = slot_ids.setdefault(key, n + len(slot_ids))
-        groups[p] = g
-        slot_items.setdefault(g, set()).add(int(inner_item[p]))
-    for p in np.flatnonzero(inner_of >= 0).tolist():
-        n_items = len(lists[int(inner_of[p])][1])
-        cols[p, 5] = len(slot_items[int(groups[p])]) / n_items
-        cols[p, 7] = math.log1p(n_items)
+    groups, inner_of, slot_items = _slot_groups(blocks, lists)
+    for p, li in enumerate(inner_of):
+        if li >= 0:
+            n_items = len(lists[li][1])
+            cols[p, 5] = len(slot_items[int(groups[p])]) / n_items
+            cols[p, 7] = math.log1p(n_items)
     return cols, groups
 
 

@@ -47,7 +47,7 @@ from functools import lru_cache
 from importlib import resources
 from itertools import accumulate, chain
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
@@ -55,6 +55,10 @@ import numpy as np
 from blockdex.errors import BlockdexError
 from blockdex.forest import Forest
 from blockdex.page import Block, Page, PageType
+from blockdex.speedups import twin
+
+compiled = twin(__name__)
+"""This module's compiled twin (``blockdex/_pagetype_c.pyx``), or None: then the Python code runs."""
 
 PAGE_TYPES = ("article", "forum", "product", "collection", "listing", "documentation", "service")
 """The types the model tells apart (wcxb's seven), in the model's class order."""
@@ -186,8 +190,15 @@ TAG_SHARES: dict[str, tuple[str, ...]] = {
 }
 """Groups of block tags whose share of the page's words is a column: an article is paragraphs,
 a collection cards of divs and links, documentation code and tables, a service page headings."""
-_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
-_TAG_GROUP = {tag: name for name, tags in TAG_SHARES.items() for tag in tags}
+_TAG_GROUP = {tag: k for k, tags in enumerate(TAG_SHARES.values()) for tag in tags}
+_TAG_KIND = {"h1": 1, "h2": 2, "h3": 3, "h4": 3, "h5": 3, "h6": 3, "pre": 4}
+"""The tags counted on their own: h1, h2, the smaller headings together, and pre."""
+_TAG_CODES = {
+    tag: 8 * (_TAG_GROUP[tag] + 1 if tag in _TAG_GROUP else 0) + _TAG_KIND.get(tag, 0)
+    for tag in {*_TAG_GROUP, *_TAG_KIND}
+}
+"""Per tag, ``8 * (its TAG_SHARES group + 1) + its kind`` (:data:`_TAG_KIND`; 0: none): what
+:func:`_block_sums` reads of a block's tag, one lookup."""
 
 CLASS_WORDS: dict[str, tuple[str, ...]] = {
     "discussion": ("comment", "reply", "replies", "respond", "disqus", "post", "message",
@@ -278,7 +289,8 @@ PRONOUNS: dict[str, tuple[str, ...]] = {
 }
 """Who speaks (English): a business to its customers (we, you), a person in a thread (I, my),
 a reporter (neither). Each column is the group's share of the page's words."""
-PRICE_RE = re.compile(r"[$€£¥₹₩₽]")
+PRICE_SIGNS = "$€£¥₹₩₽"
+PRICE_RE = re.compile(f"[{re.escape(PRICE_SIGNS)}]")
 """A currency sign: a price, or a plan's cost. (Patterns that begin with a digit cost Python's
 regular expressions ten times more time on a page's text; the sign alone says as much here.)"""
 YEAR_RE = re.compile(r"20[0-3]\d(?!\d)")
@@ -422,15 +434,36 @@ def _element_words(tokens: str) -> tuple[int, ...]:
     return tuple(_CLASS_WORD_AT[m.group()] for m in _CLASS_WORD_RE.finditer(tokens))
 
 
+def _scope_counts(blocks: Sequence[Block]) -> Mapping[str, int]:
+    """Each element's (non-empty) class/id tokens of ``Block.scope_attrs`` → how many blocks
+    it encloses (once per place a block's scope holds it)."""
+    if compiled is not None:
+        found = compiled.scope_counts(blocks)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+    counts = Counter(chain.from_iterable([b.scope_attrs for b in blocks]))
+    counts.pop("", None)
+    return counts
+
+
+def _class_counts(scopes: Mapping[str, int]) -> list[int]:
+    """How often each word of :data:`CLASS_WORD_LIST` is named in the elements' tokens
+    (:func:`_scope_counts`), each element counted once per block inside it."""
+    if compiled is not None:
+        found = compiled.class_counts(scopes, CLASS_WORD_LIST)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+    counts = [0] * len(CLASS_WORD_LIST)
+    for tokens, n in scopes.items():
+        for k in _element_words(tokens):
+            counts[k] += n
+    return counts
+
+
 def _class_columns(blocks: Sequence[Block]) -> list[float]:
     """How often each word of :data:`CLASS_WORD_LIST` is named by the elements around the
     blocks (``Block.scope_attrs``), an element counted once per block inside it, log-scaled."""
-    counts = [0] * len(CLASS_WORD_LIST)
-    for tokens, n in Counter(chain.from_iterable([b.scope_attrs for b in blocks])).items():
-        if tokens:
-            for k in _element_words(tokens):
-                counts[k] += n
-    return [_log(c) for c in counts]
+    return [_log(c) for c in _class_counts(_scope_counts(blocks))]
 
 
 _LABEL_GROUP: dict[str, int] = {}
@@ -439,15 +472,124 @@ for _k, _labels in enumerate(LABELS.values()):
         _LABEL_GROUP.setdefault(_label, _k)
 
 
-def _label_columns(texts: Sequence[str]) -> list[float]:
-    """Per :data:`LABELS` group, how many blocks are one of its labels (log)."""
-    counts = [0] * len(LABELS)
-    for t in texts:
+def _label_key(text: str) -> str:
+    """What a block's text is looked up by among :data:`LABELS`: its words lower-cased, letters
+    only, one space between them."""
+    return " ".join(_LETTERS_RE.findall(text.lower()))
+
+
+class _BlockSums(NamedTuple):
+    """The page type's per-block counts over a page's blocks (:func:`_block_sums`)."""
+
+    texts: list[str]
+    char_ends: list[int]
+    """The characters before each block, and in all."""
+    words: int
+    """Words as ``str.split`` counts them."""
+    link_chars: int
+    long_blocks: int
+    """Blocks of at least ``long_block_words`` words …"""
+    long_words: int
+    """… and their words."""
+    short_blocks: int
+    """Blocks of at most ``short_block_words`` words."""
+    h1: int
+    h2: int
+    h3: int
+    """h3 to h6."""
+    pre: int
+    tag_words: list[int]
+    """Words per :data:`TAG_SHARES` group."""
+    linked_headings: int
+    """Headings at least half of whose characters are link text."""
+    headline_links: int
+    """Blocks of 4 words or more at least 4/5 link text."""
+    questions: int
+    """Blocks holding a ``?``."""
+    labels: list[int]
+    """Blocks per :data:`LABELS` group."""
+    prices: int
+    """Currency signs (:data:`PRICE_RE`) …"""
+    priced: list[int]
+    """… and the positions of the blocks holding one."""
+    dates: int
+    """Years and relative dates (:data:`YEAR_RE`, :data:`RELATIVE_DATE_RE`) …"""
+    dated_blocks: int
+    """… and the blocks holding one."""
+    pronouns: list[int]
+    """Per :data:`PRONOUNS` group, its words in the texts (see :func:`_block_sums`)."""
+
+
+_PRONOUN_WORDS = tuple(w for words in PRONOUNS.values() for w in words)
+_PRONOUN_GROUPS = tuple(k for k, words in enumerate(PRONOUNS.values()) for _ in words)
+
+
+def _compiled_tables(cfg: PageTypeConfig) -> tuple[Any, ...]:
+    """What the compiled :func:`_block_sums` reads besides the blocks (it gives way to the
+    Python code when a pattern, the signs or the pronouns are not the ones it was written
+    for)."""
+    return (
+        _TAG_CODES, len(TAG_SHARES), cfg.long_block_words, cfg.short_block_words,
+        LABEL_MAX_CHARS, _LABEL_GROUP, len(LABELS), _label_key, PRICE_SIGNS, YEAR_RE.pattern,
+        RELATIVE_DATE_RE.pattern, _PRONOUN_WORDS, _PRONOUN_GROUPS, len(PRONOUNS),
+    )  # fmt: skip
+
+
+def _block_sums(blocks: Sequence[Block], cfg: PageTypeConfig) -> _BlockSums:
+    """One pass over the blocks' text, tag and link characters (compiled when built).
+
+    The texts are read as if joined by newlines: a pattern's matches are mapped back to the
+    blocks, and a pronoun counts where it stands between two spaces in the joined text
+    (lower-cased, a space added at each end; ``str.count``, so of ``we we`` only the first)."""
+    if compiled is not None:
+        found = compiled.block_sums(blocks, *_compiled_tables(cfg))
+        if found is not None:
+            return _BlockSums(*found)
+    texts = [b.text for b in blocks]
+    char_ends = [0, *accumulate(map(len, texts))]
+    tag_words = [0] * len(TAG_SHARES)
+    labels = [0] * len(LABELS)
+    h = [0] * 5
+    total = links = n_long = long_sum = n_short = linked = headlines = questions = 0
+    for b, t in zip(blocks, texts, strict=True):
+        w = len(t.split())
+        link = b.link_chars
+        total += w
+        links += link
+        if w >= cfg.long_block_words:
+            n_long += 1
+            long_sum += w
+        if w <= cfg.short_block_words:
+            n_short += 1
+        questions += "?" in t
+        if w >= 4 and 5 * link >= 4 * len(t):
+            headlines += 1
+        code = _TAG_CODES.get(b.tag, 0)
+        if code >= 8:
+            tag_words[(code >> 3) - 1] += w
+        kind = code & 7
+        if kind:
+            h[kind] += 1
+            if kind <= 3 and 2 * link >= len(t):
+                linked += 1
         if len(t) <= LABEL_MAX_CHARS:
-            k = _LABEL_GROUP.get(" ".join(_LETTERS_RE.findall(t.lower())))
+            k = _LABEL_GROUP.get(_label_key(t))
             if k is not None:
-                counts[k] += 1
-    return [_log(c) for c in counts]
+                labels[k] += 1
+    # the texts joined once: each pattern is one scan, its matches mapped back to blocks
+    text = "\n".join(texts)
+    starts = [end + i for i, end in enumerate(char_ends[:-1])]
+    price_at = _matched_blocks(PRICE_RE, text, starts)
+    date_at = _matched_blocks(YEAR_RE, text, starts) + _matched_blocks(
+        RELATIVE_DATE_RE, text, starts
+    )
+    lower = f" {text.lower()} "
+    pronouns = [sum(lower.count(f" {w} ") for w in words) for words in PRONOUNS.values()]
+    return _BlockSums(
+        texts, char_ends, total, links, n_long, long_sum, n_short, h[1], h[2], h[3], h[4],
+        tag_words, linked, headlines, questions, labels, len(price_at), sorted(set(price_at)),
+        len(date_at), len(set(date_at)), pronouns,
+    )  # fmt: skip
 
 
 def _matched_blocks(rx: re.Pattern[str], text: str, starts: Sequence[int]) -> list[int]:
@@ -497,61 +639,39 @@ def page_type_features(page: Page, cfg: PageTypeConfig = DEFAULT_PAGE_TYPE) -> n
     cols += url_columns(page.url or meta.get("canonical"))
 
     n = len(blocks)
-    texts = [b.text for b in blocks]
-    words = [len(t.split()) for t in texts]
-    char_ends = [0, *accumulate(map(len, texts))]
-    total_words = sum(words) or 1
+    sums = _block_sums(blocks, cfg)
+    char_ends = sums.char_ends
+    total_words = sums.words or 1
     total_chars = char_ends[-1] or 1
-    # the texts joined once: each pattern is one scan, its matches mapped back to blocks
-    text = "\n".join(texts)
-    starts = [end + i for i, end in enumerate(char_ends[:-1])]
-    price_at = _matched_blocks(PRICE_RE, text, starts)
-    date_at = _matched_blocks(YEAR_RE, text, starts) + _matched_blocks(
-        RELATIVE_DATE_RE, text, starts
-    )
-    tag_words = dict.fromkeys(TAG_SHARES, 0)
-    tags = Counter(b.tag for b in blocks)
-    for tag, w in zip((b.tag for b in blocks), words, strict=True):
-        group = _TAG_GROUP.get(tag)
-        if group is not None:
-            tag_words[group] += w
-    h = [tags["h1"], tags["h2"], sum(tags[t] for t in ("h3", "h4", "h5", "h6"))]
-    long_words = sum(w for w in words if w >= cfg.long_block_words)
-    n_headings = sum(h)
+    n_headings = sums.h1 + sums.h2 + sums.h3
     per_block = 1 / (n or 1)
     cols += [
         _log(n),
         _log(total_words),
         total_words * per_block,
-        sum(b.link_chars for b in blocks) / total_chars,
-        _log(sum(w >= cfg.long_block_words for w in words)),
-        long_words / total_words,
-        sum(w <= cfg.short_block_words for w in words) * per_block,
+        sums.link_chars / total_chars,
+        _log(sums.long_blocks),
+        sums.long_words / total_words,
+        sums.short_blocks * per_block,
         _log(n_headings),
-        _log(h[0]),
-        _log(h[1]),
-        _log(h[2]),
+        _log(sums.h1),
+        _log(sums.h2),
+        _log(sums.h3),
         n_headings * per_block,
-        _log(tags["pre"]),
-        _log(len(price_at)),
-        len(set(price_at)) * per_block,
-        _log(len(date_at)),
-        len(set(date_at)) * per_block,
+        _log(sums.pre),
+        _log(sums.prices),
+        len(sums.priced) * per_block,
+        _log(sums.dates),
+        sums.dated_blocks * per_block,
         # a listing's entries are headlines that link to the story; an article's headings do not
-        sum(2 * b.link_chars >= len(b.text) for b in blocks if b.tag in _HEADINGS) / (n_headings or 1),
-        _log(sum(
-            w >= 4 and 5 * b.link_chars >= 4 * len(t)
-            for b, w, t in zip(blocks, words, texts, strict=True)
-        )),
-    ]  # fmt: skip
-    lower = f" {text.lower()} "
-    cols += [
-        sum(lower.count(f" {w} ") for w in words_of) / total_words for words_of in PRONOUNS.values()
+        sums.linked_headings / (n_headings or 1),
+        _log(sums.headline_links),
     ]
-    cols += [tag_words[g] / total_words for g in TAG_SHARES]
-    cols += _item_columns(page, char_ends, set(price_at), cfg)
+    cols += [c / total_words for c in sums.pronouns]
+    cols += [w / total_words for w in sums.tag_words]
+    cols += _item_columns(page, char_ends, set(sums.priced), cfg)
     cols += _class_columns(blocks)
-    cols += _label_columns(texts)
+    cols += [_log(c) for c in sums.labels]
     unit = page.primary_unit if n else None
     primary_chars = 0
     if unit is not None:
@@ -568,7 +688,7 @@ def page_type_features(page: Page, cfg: PageTypeConfig = DEFAULT_PAGE_TYPE) -> n
         float(bool(meta.get("description"))),
         _log(len(page.title.split())),
         float(page.title.rstrip().endswith("?")),
-        sum("?" in t for t in texts) * per_block,
+        sums.questions * per_block,
     ]
     return np.asarray(cols, dtype=np.float32)
 

@@ -36,6 +36,7 @@ TWINS = (
     "blockdex.units",
     "blockdex.items",
     "blockdex.forest",
+    "blockdex.pagetype",
 )
 """The modules that have a compiled twin (each calls :func:`twin`; a test checks the list)."""
 

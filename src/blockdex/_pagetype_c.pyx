@@ -1,0 +1,437 @@
+# cython: language_level=3
+"""Compiled twin of ``blockdex/pagetype.py`` (optional; built by ``pip install``).
+
+* :func:`block_sums` — ``pagetype._block_sums``: the page type's per-block counts (words as
+  ``str.split`` counts them, characters, link characters, long and short blocks, headings,
+  words by tag group, linked headlines, questions, labels, currency signs, years and relative
+  dates, pronouns) in one pass over the blocks, without joining their texts.
+* :func:`scope_counts` — ``pagetype._scope_counts``: how many blocks each element's class/id
+  tokens enclose (``Counter`` over ``Block.scope_attrs``, empty tokens left out).
+* :func:`class_counts` — ``pagetype._class_counts``: how often each class word is named
+  around the blocks, each element's tokens scanned once a page in C (no cache to grow).
+
+It gives what its pure-Python twin gives (tests/test_speedups.py compares them); blockdex uses
+the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` forces it.
+"""
+
+cimport cython
+from cpython.dict cimport PyDict_GetItem
+from cpython.ref cimport PyObject
+from cpython.unicode cimport (
+    PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH,
+    PyUnicode_KIND,
+)
+from blockdex._common_c cimport _block_off, _blocks_of_class, _char_t, _field
+
+cdef extern from "Python.h":
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
+    bint Py_UNICODE_ISDECIMAL(Py_UCS4 ch)
+    bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
+    bint PyUnicode_IS_ASCII(object o)
+
+cdef enum:
+    LABEL_BUF = 128  # the key of an ASCII text of at most LABEL_BUF characters fits
+    MAX_WORDS = 16  # pronouns looked for at most
+    WORD_LEN = 8  # and their length
+
+YEAR_PATTERN = r"20[0-3]\d(?!\d)"
+"""The year pattern :func:`_scan` matches (``pagetype.YEAR_RE``; another one: the Python code)."""
+RELATIVE_PATTERN = r" ago(?!\w)"
+"""The relative date pattern :func:`_scan` matches (``pagetype.RELATIVE_DATE_RE``)."""
+
+
+cdef struct _Words:
+    # the pronouns (lower-case ASCII), and where the page's running token stands: the text is
+    # read as " " + "\n".join(texts) + " " (``pagetype._block_sums``' Python code lower-cases
+    # that and counts " word " in it, str.count: non-overlapping, left to right)
+    int n
+    int length[MAX_WORDS]
+    unsigned char chars[MAX_WORDS][WORD_LEN]
+    Py_ssize_t count[MAX_WORDS]
+    Py_ssize_t last_close[MAX_WORDS]  # the closing space of the word's last match (-1: none)
+    Py_ssize_t at  # the position in that text of the next character
+    Py_ssize_t open  # the position of the space before the token being read
+    int tok_len
+    bint tok_ascii
+    unsigned char tok[WORD_LEN]
+
+
+cdef inline void _token_end(_Words *w) noexcept:
+    """The running token ends at a space (at ``w.at``): count it where it is a word whose last
+    match it does not overlap. Lower-casing makes an ASCII letter of no other character but
+    the Kelvin sign (k, in no word) and of U+0130 only with a combining dot, so a token holding
+    a character past ASCII is no word."""
+    cdef int k, j
+    if w.tok_ascii and w.tok_len <= WORD_LEN:
+        for k in range(w.n):
+            if w.length[k] != w.tok_len or w.open <= w.last_close[k]:
+                continue
+            for j in range(w.tok_len):
+                if w.tok[j] != w.chars[k][j]:
+                    break
+            else:
+                w.count[k] += 1
+                w.last_close[k] = w.at
+    w.open = w.at
+    w.tok_len = 0
+    w.tok_ascii = True
+
+
+cdef inline void _token_char(_Words *w, unsigned int c) noexcept:
+    if c == 32:
+        _token_end(w)
+    else:
+        if c >= 128:
+            w.tok_ascii = False
+        elif w.tok_len < WORD_LEN:
+            w.tok[w.tok_len] = <unsigned char> (c + 32 if 65 <= c <= 90 else c)
+        w.tok_len += 1
+    w.at += 1
+
+
+cdef Py_ssize_t _scan(
+    const _char_t *d, Py_ssize_t n, bint *question, Py_ssize_t *prices, Py_ssize_t *dates,
+    _Words *w,
+) noexcept:
+    """``len(text.split())`` (whitespace as ``str.split`` reads it); whether ``?`` occurs; the
+    currency signs (``pagetype.PRICE_SIGNS``); the matches of YEAR_PATTERN and of
+    RELATIVE_PATTERN (the regexes' left-to-right, non-overlapping matches: ``\\d`` a decimal,
+    ``\\w`` alphanumeric or ``_``, as Python's ``re`` reads them); the text's characters fed to
+    the pronoun count."""
+    cdef Py_ssize_t i, words = 0, p = 0, y = 0
+    cdef bint in_word = False, q = False
+    cdef Py_UCS4 c
+    for i in range(n):
+        c = d[i]
+        if c == 63:  # '?'
+            q = True
+        elif c == 36 or c == 0x20AC or c == 0xA3 or c == 0xA5 or c == 0x20B9 or c == 0x20A9 \
+                or c == 0x20BD:  # $ € £ ¥ ₹ ₩ ₽
+            p += 1
+        if Py_UNICODE_ISSPACE(c):
+            in_word = False
+        elif not in_word:
+            in_word = True
+            words += 1
+        _token_char(w, <unsigned int> c)
+    i = 0
+    while i + 4 <= n:  # 20[0-3]\d(?!\d)
+        if (d[i] == 50 and d[i + 1] == 48 and 48 <= d[i + 2] <= 51
+                and Py_UNICODE_ISDECIMAL(d[i + 3])
+                and (i + 4 == n or not Py_UNICODE_ISDECIMAL(d[i + 4]))):
+            y += 1
+            i += 4
+        else:
+            i += 1
+    i = 0
+    while i + 4 <= n:  # " ago(?!\w)"
+        if (d[i] == 32 and d[i + 1] == 97 and d[i + 2] == 103 and d[i + 3] == 111
+                and (i + 4 == n or not (Py_UNICODE_ISALNUM(d[i + 4]) or d[i + 4] == 95))):
+            y += 1
+            i += 4
+        else:
+            i += 1
+    question[0] = q
+    prices[0] = p
+    dates[0] = y
+    return words
+
+
+cdef str _ascii_label_key(const unsigned char *d, Py_ssize_t n):
+    """``" ".join(_LETTERS_RE.findall(text.lower()))`` for an ASCII ``text`` of at most
+    LABEL_BUF characters: its runs of letters, lower-cased, one space between them (in ASCII,
+    ``[^\\W\\d_]`` is ``[A-Za-z]``)."""
+    cdef char buf[LABEL_BUF]
+    cdef Py_ssize_t i, m = 0
+    cdef unsigned char c
+    cdef bint gap = False
+    for i in range(n):
+        c = d[i]
+        if 65 <= c <= 90:
+            c += 32
+        if 97 <= c <= 122:
+            if gap and m:
+                buf[m] = 32
+                m += 1
+            gap = False
+            buf[m] = <char> c
+            m += 1
+        else:
+            gap = True
+    return buf[:m].decode("ascii")
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def block_sums(
+    blocks, dict tag_codes, Py_ssize_t n_groups, Py_ssize_t long_words,
+    Py_ssize_t short_words, Py_ssize_t label_max, dict label_group, Py_ssize_t n_labels,
+    label_key, str price_signs, str year_pattern, str relative_pattern, tuple pronouns,
+    tuple pronoun_groups, Py_ssize_t n_pronoun_groups,
+):
+    """``blockdex.pagetype._block_sums`` (see there for what it returns), or None when the blocks
+    are not all of one class with ``Block``'s slots, a block's ``link_chars`` is not an int, or
+    the patterns, signs or pronouns are not the ones this code reads.
+
+    ``tag_codes`` maps a tag to ``8 * (its TAG_SHARES group + 1) + kind`` (kind 1: h1, 2: h2,
+    3: h3-h6, 4: pre); ``label_group`` a label's key to its LABELS group; ``label_key`` is the
+    Python function making a text's key, called for texts past ASCII; ``pronouns`` the words
+    and ``pronoun_groups`` the PRONOUNS group of each."""
+    cdef tuple seq = _blocks_of_class(blocks)
+    cdef Py_ssize_t n, pos, nw, length, link, total = 0, chars = 0, links = 0
+    cdef Py_ssize_t n_long = 0, long_sum = 0, n_short = 0, h1 = 0, h2 = 0, h3 = 0, pre = 0
+    cdef Py_ssize_t linked_headings = 0, headline_links = 0, questions = 0, code, kind
+    cdef bint question
+    cdef int ukind
+    cdef list texts, char_ends, tag_words, labels
+    cdef str text, tag, key
+    cdef object b, lc
+    cdef PyObject *found
+    cdef Py_ssize_t p_count, d_count, prices = 0, dates = 0, dated = 0, k, j
+    cdef list priced = [], pronoun_counts
+    cdef _Words w
+    cdef bytes word
+    if seq is None:
+        return None
+    if (price_signs != "$\u20ac\u00a3\u00a5\u20b9\u20a9\u20bd" or year_pattern != YEAR_PATTERN
+            or relative_pattern != RELATIVE_PATTERN or len(pronouns) > MAX_WORDS
+            or len(pronouns) != len(pronoun_groups)):
+        return None
+    w.n = len(pronouns)
+    for k in range(w.n):
+        word = (<str> pronouns[k]).encode("utf-8")
+        if (not 0 < len(word) <= WORD_LEN or not word.isalpha() or not word.islower()
+                or len(word) != len(<str> pronouns[k])):
+            return None
+        w.length[k] = len(word)
+        for j in range(len(word)):
+            w.chars[k][j] = word[j]
+        w.count[k] = 0
+        w.last_close[k] = -1
+    w.open = 0  # the text starts with a space
+    w.at = 1
+    w.tok_len = 0
+    w.tok_ascii = True
+    n = len(seq)
+    texts = [None] * n
+    char_ends = [0] * (n + 1)
+    tag_words = [0] * n_groups
+    labels = [0] * n_labels
+    for pos in range(n):
+        b = seq[pos]
+        text = <str> _field(b, _block_off[3])
+        tag = <str> _field(b, _block_off[1])
+        lc = _field(b, _block_off[8])
+        if type(lc) is not int:
+            return None
+        link = lc
+        texts[pos] = text
+        length = PyUnicode_GET_LENGTH(text)
+        ukind = PyUnicode_KIND(text)
+        if pos:
+            _token_char(&w, 10)  # the newline the texts are joined with
+        if ukind == PyUnicode_1BYTE_KIND:
+            nw = _scan(<const unsigned char *> PyUnicode_DATA(text), length, &question,
+                       &p_count, &d_count, &w)
+        elif ukind == PyUnicode_2BYTE_KIND:
+            nw = _scan(<const unsigned short *> PyUnicode_DATA(text), length, &question,
+                       &p_count, &d_count, &w)
+        else:
+            nw = _scan(<const unsigned int *> PyUnicode_DATA(text), length, &question,
+                       &p_count, &d_count, &w)
+        if p_count:
+            prices += p_count
+            priced.append(pos)
+        if d_count:
+            dates += d_count
+            dated += 1
+        chars += length
+        char_ends[pos + 1] = chars
+        total += nw
+        links += link
+        if nw >= long_words:
+            n_long += 1
+            long_sum += nw
+        if nw <= short_words:
+            n_short += 1
+        questions += question
+        if nw >= 4 and 5 * link >= 4 * length:
+            headline_links += 1
+        found = PyDict_GetItem(tag_codes, tag)
+        if found != NULL:
+            code = <object> found
+            kind = code & 7
+            if code >= 8:
+                tag_words[(code >> 3) - 1] += nw
+            if kind == 1:
+                h1 += 1
+            elif kind == 2:
+                h2 += 1
+            elif kind == 3:
+                h3 += 1
+            elif kind == 4:
+                pre += 1
+            if 1 <= kind <= 3 and 2 * link >= length:
+                linked_headings += 1
+        if length <= label_max:
+            if PyUnicode_IS_ASCII(text) and length <= LABEL_BUF:
+                key = _ascii_label_key(<const unsigned char *> PyUnicode_DATA(text), length)
+            else:
+                key = label_key(text)
+            found = PyDict_GetItem(label_group, key)
+            if found != NULL:
+                labels[<Py_ssize_t> <object> found] += 1
+    _token_end(&w)  # the closing space
+    pronoun_counts = [0] * n_pronoun_groups
+    for k in range(w.n):
+        pronoun_counts[<Py_ssize_t> pronoun_groups[k]] += w.count[k]
+    return (
+        texts, char_ends, total, links, n_long, long_sum, n_short, h1, h2, h3, pre, tag_words,
+        linked_headings, headline_links, questions, labels, prices, priced, dates, dated,
+        pronoun_counts,
+    )
+
+
+cdef enum:
+    RUN_DEPTH = 64  # scope places followed as runs; deeper ones are counted one by one
+
+
+cdef inline int _add(dict counts, object s, Py_ssize_t times) except -1:
+    cdef PyObject *found
+    if not s:
+        return 0
+    found = PyDict_GetItem(counts, s)
+    counts[s] = times if found == NULL else <object> found + times
+    return 0
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def scope_counts(blocks):
+    """``blockdex.pagetype._scope_counts``: each non-empty ``scope_attrs`` string of the
+    blocks → how many blocks hold it (once per place it holds it), or None when the blocks are
+    not all of one class with ``Block``'s slots. Consecutive blocks mostly hold the same string
+    object at a place of their scope (the elements they share): such a run is one addition."""
+    cdef tuple seq = _blocks_of_class(blocks)
+    cdef dict counts = {}
+    cdef object attrs
+    cdef PyObject *run[RUN_DEPTH]
+    cdef Py_ssize_t times[RUN_DEPTH]
+    cdef Py_ssize_t k, m, held = 0
+    cdef PyObject *o
+    if seq is None:
+        return None
+    for b in seq:
+        attrs = _field(b, _block_off[14])
+        if type(attrs) is not tuple:
+            return None
+        m = len(<tuple> attrs)
+        for k in range(m):
+            o = <PyObject *> (<tuple> attrs)[k]
+            if k >= RUN_DEPTH:
+                _add(counts, <object> o, 1)
+            elif k < held and run[k] == o:
+                times[k] += 1
+            else:
+                if k < held:
+                    _add(counts, <object> run[k], times[k])
+                run[k] = o
+                times[k] = 1
+        for k in range(m, held):
+            _add(counts, <object> run[k], times[k])
+        held = m if m < RUN_DEPTH else RUN_DEPTH
+    for k in range(held):
+        _add(counts, <object> run[k], times[k])
+    return counts
+
+
+cdef object _words_for = None  # the words the table below was built from
+cdef bytes _words_pool = None
+cdef Py_ssize_t _w_start[512]
+cdef Py_ssize_t _w_len[512]
+cdef Py_ssize_t _w_first[129]  # words starting with byte c: _w_first[c] .. _w_first[c + 1]
+cdef Py_ssize_t _w_pos[512]  # the word's position in the words given
+
+
+cdef int _load_words(tuple words) except -1:
+    """Index ``words`` (lower-case ASCII letters, at most 512) by first letter, longest first."""
+    global _words_for, _words_pool
+    cdef Py_ssize_t k, c, at = 0
+    cdef list order
+    if _words_for is words:
+        return 1
+    if len(words) > 512:
+        return 0
+    for w in words:
+        if not isinstance(w, str) or not w or not w.isascii() or not w.isalpha() \
+                or not w.islower():
+            return 0
+    order = sorted(range(len(words)), key=lambda k: (words[k][0], -len(words[k])))
+    _words_pool = "".join([words[k] for k in order]).encode("ascii")
+    for k in range(len(order)):
+        _w_pos[k] = order[k]
+        _w_len[k] = len(words[order[k]])
+        _w_start[k] = at
+        at += _w_len[k]
+    k = 0
+    for c in range(129):
+        while k < len(order) and ord(words[order[k]][0]) < c:
+            k += 1
+        _w_first[c] = k
+    _words_for = words
+    return 1
+
+
+cdef void _count_words(const _char_t *d, Py_ssize_t n, Py_ssize_t times, list counts) except *:
+    """At each place of ``d`` the longest word that starts there, left to right, each match
+    skipped past (what ``pagetype._CLASS_WORD_RE.finditer`` finds: the words as a trie, so
+    the longest word at the first place that has one), each counted ``times``."""
+    cdef const unsigned char *pool = <const unsigned char *> (<char *> _words_pool)
+    cdef Py_ssize_t i = 0, e, j, m, found
+    cdef unsigned int c
+    while i < n:
+        c = <unsigned int> d[i]
+        found = -1
+        if c < 128:
+            for e in range(_w_first[c], _w_first[c + 1]):  # longest first
+                m = _w_len[e]
+                if i + m > n:
+                    continue
+                for j in range(1, m):
+                    if d[i + j] != pool[_w_start[e] + j]:
+                        break
+                else:
+                    found = e
+                    break
+        if found >= 0:
+            counts[_w_pos[found]] += times
+            i += _w_len[found]
+        else:
+            i += 1
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def class_counts(scopes, tuple words):
+    """``blockdex.pagetype._class_counts``: for each of ``words``, how often it is named in
+    the keys of ``scopes`` (an element's tokens → how many blocks it encloses), each name
+    counted that many times; None when the words are not lower-case ASCII letters."""
+    cdef list counts
+    cdef Py_ssize_t n, times
+    cdef int kind
+    if not _load_words(words):
+        return None
+    counts = [0] * len(words)
+    for s, t in scopes.items():
+        if type(s) is not str:
+            return None
+        times = t
+        n = PyUnicode_GET_LENGTH(s)
+        kind = PyUnicode_KIND(s)
+        if kind == PyUnicode_1BYTE_KIND:
+            _count_words(<const unsigned char *> PyUnicode_DATA(s), n, times, counts)
+        elif kind == PyUnicode_2BYTE_KIND:
+            _count_words(<const unsigned short *> PyUnicode_DATA(s), n, times, counts)
+        else:
+            _count_words(<const unsigned int *> PyUnicode_DATA(s), n, times, counts)
+    return counts
