@@ -686,6 +686,8 @@ def find_primary(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> Primary:
     def is_rival(u: Unit) -> bool:
         if u.holds(headline) or u.heading is None or u.level > level:
             return False
+        if not 0 <= u.heading - first < len(blocks):
+            return False  # on a slice, a unit reaching past it may have its heading outside
         return title_match(blocks[u.heading - first].text, source_words) < cfg.title_match
 
     rivals = [u for u in articles if is_rival(u)]
