@@ -183,7 +183,7 @@ def block_sums(
     cdef Py_ssize_t linked_headings = 0, headline_links = 0, questions = 0, code, kind
     cdef bint question
     cdef int ukind
-    cdef list texts, char_ends, tag_words, labels
+    cdef list char_ends, tag_words, labels
     cdef str text, tag, key
     cdef object b, lc
     cdef PyObject *found
@@ -213,7 +213,6 @@ def block_sums(
     w.tok_len = 0
     w.tok_ascii = True
     n = len(seq)
-    texts = [None] * n
     char_ends = [0] * (n + 1)
     tag_words = [0] * n_groups
     labels = [0] * n_labels
@@ -225,7 +224,6 @@ def block_sums(
         if type(lc) is not int:
             return None
         link = lc
-        texts[pos] = text
         length = PyUnicode_GET_LENGTH(text)
         ukind = PyUnicode_KIND(text)
         if pos:
@@ -286,7 +284,7 @@ def block_sums(
     for k in range(w.n):
         pronoun_counts[<Py_ssize_t> pronoun_groups[k]] += w.count[k]
     return (
-        texts, char_ends, total, links, n_long, long_sum, n_short, h1, h2, h3, pre, tag_words,
+        char_ends, total, links, n_long, long_sum, n_short, h1, h2, h3, pre, tag_words,
         linked_headings, headline_links, questions, labels, prices, priced, dates, dated,
         pronoun_counts,
     )

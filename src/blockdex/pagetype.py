@@ -481,7 +481,6 @@ def _label_key(text: str) -> str:
 class _BlockSums(NamedTuple):
     """The page type's per-block counts over a page's blocks (:func:`_block_sums`)."""
 
-    texts: list[str]
     char_ends: list[int]
     """The characters before each block, and in all."""
     words: int
@@ -586,7 +585,7 @@ def _block_sums(blocks: Sequence[Block], cfg: PageTypeConfig) -> _BlockSums:
     lower = f" {text.lower()} "
     pronouns = [sum(lower.count(f" {w} ") for w in words) for words in PRONOUNS.values()]
     return _BlockSums(
-        texts, char_ends, total, links, n_long, long_sum, n_short, h[1], h[2], h[3], h[4],
+        char_ends, total, links, n_long, long_sum, n_short, h[1], h[2], h[3], h[4],
         tag_words, linked, headlines, questions, labels, len(price_at), sorted(set(price_at)),
         len(date_at), len(set(date_at)), pronouns,
     )  # fmt: skip
