@@ -101,6 +101,12 @@ def _word_prefix(blocks: Sequence[Block]) -> list[int]:
     return [0, *accumulate(word_count(b.text) for b in blocks)]
 
 
+def block_words(blocks: Sequence[Block]) -> np.ndarray:
+    """Each block's :func:`word_count`, as floats, from :func:`_word_prefix` (compiled when
+    built)."""
+    return np.diff(np.asarray(_word_prefix(blocks), dtype=np.float64))
+
+
 def _scope_tag(block: Block, k: int) -> str:
     """The tag of ``block.scope[k]``: ``Block.path`` holds the same elements' tags, aligned at
     the block's end (both keep the nearest ancestors)."""

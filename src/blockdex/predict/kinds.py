@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from blockdex.items import item_slot_groups, slot_means, word_count
+from blockdex.items import block_words, item_slot_groups, slot_means
 from blockdex.page import Page
 
 MIN_ITEMS = 4
@@ -77,7 +77,7 @@ def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     if all(len(lst.items) < MIN_ITEMS for lst in page.item_lists):
         return keep
     n = len(page.blocks)
-    words = np.fromiter((word_count(b.text) for b in page.blocks), np.float64, n)
+    words = block_words(page.blocks)
     kept_words = float(words[keep].sum())
     most_outside = MAX_OUTSIDE_SHARE * float(words.sum())
     best: tuple[int, np.ndarray] | None = None
