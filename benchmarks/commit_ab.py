@@ -3,7 +3,7 @@
 A peer's speed moves from run to run on a shared machine (resiliparse ran l3s-gn1 at 739 and at
 823 pages/s in two sessions while blockdex held still), so a few percent gained by a change is
 lost in a ratio against a peer. This compares blockdex with itself: ``--base`` (a commit, default
-``HEAD~1``) is checked out into a temporary git worktree and its compiled twins are built there
+``HEAD~1``) is checked out into a temporary git worktree and its compiled extensions are built there
 (``setup.py build_ext --inplace``, ~30 s); then a child process times the default pipeline
 (``Extractor.extract(html, output=FORMAT)``, as users call it) over the set's pages with one
 source tree, then the other, ``--pairs`` times. Each child runs ``--rounds`` rounds over the pages after one warm-up
@@ -26,9 +26,9 @@ traffic needs timing too. ``--limit 100`` takes a few minutes a tree; ``--pairs`
 ``--rounds`` are unused.
 
 ``--keep DIR`` builds the base into DIR and leaves it there; a later run with the same DIR and
-``--base`` reuses it. The build needs Cython importable (``setup.py`` silently builds nothing
-without it): a child whose tree has a compiled twin missing stops the run instead of timing the
-Python code.
+``--base`` reuses it. The build needs Cython importable: since issue 45 ``setup.py`` stops
+without it; a base from before then silently built nothing, so a child whose tree has a
+compiled twin missing stops the run instead of timing the Python code.
 """
 
 from __future__ import annotations
@@ -53,7 +53,10 @@ import blockdex
 from blockdex.evaluate.datasets import load_dataset
 from blockdex.extract import Extractor
 dataset, fmt, limit, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-from blockdex.speedups import twins
+try:  # a base from before the pure-Python twins were retired (issue 45) could run without
+    from blockdex.speedups import twins  # them; since, importing blockdex checks the extensions
+except ImportError:
+    twins = dict
 missing = [name for name, mod in twins().items() if mod is None]
 if missing:  # a tree built without Cython: timing its Python paths would mislead
     sys.exit(f"compiled twins not built in {blockdex.__file__}: {', '.join(missing)}")
@@ -102,7 +105,7 @@ def _child_env(src: Path) -> dict[str, str]:
     data = shared_data_dir()  # the base's worktree has no ../shared beside it
     if data is not None:
         env.setdefault("BLOCKDEX_DATA", str(data))
-    env.pop("BLOCKDEX_PURE_PYTHON", None)
+    env.pop("BLOCKDEX_PURE_PYTHON", None)  # honoured by bases from before issue 45's change
     return env
 
 

@@ -3,9 +3,9 @@ gives the same output.
 
 Each page of the shared sets is run through ``Extractor().run`` (the HTML as ``str``, or as UTF-8
 ``bytes`` with ``--bytes``) and hashed: its JSON (blocks, selection, metadata; the timings left
-out), its Markdown, HTML and text. The figure printed is the sha256 of the per-page hashes in order; compare it
-before and after a change, compiled and with ``BLOCKDEX_PURE_PYTHON=1``. ``--save FILE`` writes the
-per-page hashes and ``--against FILE`` names the pages whose hash differs from a saved run.
+out), its Markdown, HTML and text. The figure printed is the sha256 of the per-page hashes in
+order; compare it before and after a change. ``--save FILE`` writes the per-page hashes and
+``--against FILE`` names the pages whose hash differs from a saved run.
 ``--urls`` gives each page its address (as ``run(html, url=...)``): the page-kind rules
 (``predict/kinds.py``) and the URL columns of the page type read only pages with one (or a
 canonical link). Each page is also run for text output only (``run(output="text")``, no block markup built) and

@@ -6,8 +6,7 @@ without (the page-kind rules read the type only with one; JSON output shows it e
 the page's columns (:func:`blockdex.pagetype.page_type_features`, float32) and type
 probabilities (:func:`blockdex.pagetype.classify_page`, float64) are kept. ``--save FILE``
 writes them (``.npz``); ``--against FILE`` compares them with a saved run, bit for bit, and
-names the pages whose columns, probabilities or label differ. Run it compiled and with
-``BLOCKDEX_PURE_PYTHON=1``.
+names the pages whose columns, probabilities or label differ.
 
     python benchmarks/page_type_identity.py --save before.npz
     python benchmarks/page_type_identity.py --against before.npz

@@ -6,8 +6,8 @@ classified from the result (:func:`blockdex.pagetype.classify_page`: what JSON o
 service and batch/crawl records add). Within that cost the columns
 (:func:`blockdex.pagetype.page_type_features`; the item lists they read come with the page, from
 segmentation) and the model's trees are timed on their own. Rounds
-alternate the steps page by page, so noise on a shared machine hits them alike; the classifier's
-caches (class names met before) are cleared before each round.
+alternate the steps page by page, so noise on a shared machine hits them alike (the class
+words are counted in C, with no cache to clear between rounds).
 
     python benchmarks/page_type_speed.py [--dataset wcxb] [--limit 300] [--rounds 3]
 """
@@ -21,7 +21,7 @@ import warnings
 
 from blockdex.evaluate.datasets import load_dataset
 from blockdex.extract import Extractor
-from blockdex.pagetype import PageTypeModel, _element_words, classify_page, page_type_features
+from blockdex.pagetype import PageTypeModel, classify_page, page_type_features
 
 
 def main() -> int:
@@ -41,7 +41,6 @@ def main() -> int:
     steps = ("pipeline (markdown)", "page type", "  of which columns", "  of which trees")
     per_round: dict[str, list[float]] = {s: [] for s in steps}
     for _ in range(args.rounds):
-        _element_words.cache_clear()
         spent = dict.fromkeys(steps, 0.0)
         for p in pages:
             t0 = time.perf_counter()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -29,13 +28,3 @@ def shared_data() -> Path:
     if path is None:
         pytest.skip("shared datasets not found (set BLOCKDEX_DATA or place them at ../shared/data)")
     return path
-
-
-@pytest.fixture(params=("compiled", "python"))
-def walk(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Runs a test twice: with the compiled walk (when built) and with the Python code of
-    segmentation and cleaning."""
-    if request.param == "python":
-        for name in ("blockdex.segment", "blockdex.clean"):
-            monkeypatch.setattr(sys.modules[name], "compiled", None)
-    return request.param

@@ -77,12 +77,7 @@ def test_scope_attrs_line_up_with_scope() -> None:
     assert page.blocks[first].scope_attrs == ("home", "layout main", "article-body", "")
 
 
-@pytest.mark.parametrize("pure", [False, True])
-def test_article_kept_comments_removed_related_weighed_down(
-    pure: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    if pure:
-        monkeypatch.setattr(candidates_module, "compiled", None)
+def test_article_kept_comments_removed_related_weighed_down() -> None:
     page = _page(ARTICLE)
     cols = _columns(page)
     prose = _rows(page, "The council voted")

@@ -1,6 +1,5 @@
-"""Markdown a RAG pipeline can chunk (issue 43): each rule on a small hand-made page, through
-both walks (the compiled twins and ``BLOCKDEX_PURE_PYTHON``'s Python code) and in every output
-format it touches."""
+"""Markdown a RAG pipeline can chunk (issue 43): each rule on a small hand-made page, in every
+output format it touches."""
 
 from __future__ import annotations
 
@@ -36,7 +35,7 @@ BR_ARTICLE = (
 )
 
 
-def test_breaks_survive_a_long_paragraph_split_by_sentence(walk: str) -> None:
+def test_breaks_survive_a_long_paragraph_split_by_sentence() -> None:
     out = outputs(BR_ARTICLE, small_blocks())
     md = out["markdown"]
     # each <br><br> is a paragraph break, the single <br> a line break, wherever the split fell
@@ -54,7 +53,7 @@ def test_breaks_survive_a_long_paragraph_split_by_sentence(walk: str) -> None:
     assert record["markdown"] == md
 
 
-def test_a_paragraph_break_is_a_sentence_boundary(walk: str) -> None:
+def test_a_paragraph_break_is_a_sentence_boundary() -> None:
     # no full stop before the break: the split still falls there, not mid-sentence
     html = "<p>" + "word " * 20 + "no stop here<br><br>" + "Next paragraph starts. " * 2 + "</p>"
     record = json.loads(outputs(html, small_blocks(25))["json"])
@@ -62,7 +61,7 @@ def test_a_paragraph_break_is_a_sentence_boundary(walk: str) -> None:
     assert first.endswith("no stop here\n\n")
 
 
-def test_unsplit_blocks_keep_their_breaks_in_every_format(walk: str) -> None:
+def test_unsplit_blocks_keep_their_breaks_in_every_format() -> None:
     html = "<div><p>Name: Ada<br>Born: 1815<br><br><br>Notes follow.</p></div>"
     out = outputs(html)
     assert out["markdown"] == "Name: Ada  \nBorn: 1815\n\nNotes follow.\n"
@@ -71,7 +70,7 @@ def test_unsplit_blocks_keep_their_breaks_in_every_format(walk: str) -> None:
     assert json.loads(out["json"])["blocks"][0]["text"] == "Name: Ada\nBorn: 1815\n\nNotes follow."
 
 
-def test_headings_and_table_rows_stay_on_one_line(walk: str) -> None:
+def test_headings_and_table_rows_stay_on_one_line() -> None:
     html = "<h2>Title<br>subtitle</h2><table><tr><td>a<br>b</td><td>c</td></tr></table>"
     out = outputs(html)
     assert out["text"] == "Title subtitle\na b | c\n"
@@ -91,7 +90,7 @@ CODE_PAGE = (
 )
 
 
-def test_code_fences_carry_the_language_the_page_declares(walk: str) -> None:
+def test_code_fences_carry_the_language_the_page_declares() -> None:
     out = outputs(CODE_PAGE)
     fences = [line for line in out["markdown"].splitlines() if line.startswith("```")]
     assert fences == [
@@ -106,7 +105,7 @@ def test_code_fences_carry_the_language_the_page_declares(walk: str) -> None:
     assert json.loads(out["json"])["markdown"] == out["markdown"]
 
 
-def test_a_long_code_block_keeps_its_language_in_every_part(walk: str) -> None:
+def test_a_long_code_block_keeps_its_language_in_every_part() -> None:
     code = "\n".join(f"value_{k} = compute({k}, {k + 1})" for k in range(30))
     html = f'<div class="highlight-python"><div class="highlight"><pre>{code}</pre></div></div>'
     out = outputs(html, small_blocks())
@@ -132,7 +131,7 @@ ANCHOR_PAGE = (
 )
 
 
-def test_permalink_anchors_leave_headings_bare(walk: str) -> None:
+def test_permalink_anchors_leave_headings_bare() -> None:
     out = outputs(ANCHOR_PAGE)
     md = out["markdown"]
     for heading in (
@@ -174,7 +173,7 @@ CARD_PAGE = (
 )
 
 
-def test_hover_cards_go_and_the_names_stay(walk: str) -> None:
+def test_hover_cards_go_and_the_names_stay() -> None:
     out = outputs(CARD_PAGE)
     text = out["text"]
     assert text == (
@@ -259,7 +258,7 @@ TITLED_PAGE = (
     ],
 )
 def test_the_markdown_title_is_the_page_headline(
-    walk: str, title: str, meta: str, headline: str, url: str | None, expected: str
+    title: str, meta: str, headline: str, url: str | None, expected: str
 ) -> None:
     html = TITLED_PAGE.format(title=title, meta=meta, headline=headline)
     out = outputs(html, _paragraphs_only(html), url=url)
@@ -268,7 +267,7 @@ def test_the_markdown_title_is_the_page_headline(
     assert out["text"] == "Spring tides are higher than neap tides, twice a month.\n"
 
 
-def test_no_title_line_when_the_headline_is_kept(walk: str) -> None:
+def test_no_title_line_when_the_headline_is_kept() -> None:
     html = TITLED_PAGE.format(
         title="Tide tables for small harbours - Harbour Notes",
         meta="",
@@ -293,7 +292,7 @@ IMAGE_PAGE = (
 )
 
 
-def test_an_image_and_its_variants_are_written_once_with_the_largest_source(walk: str) -> None:
+def test_an_image_and_its_variants_are_written_once_with_the_largest_source() -> None:
     images = Extractor("all", config=ExtractConfig(segment=SegmentConfig(images=True)))
     url = "https://harbour.example/"
     out = outputs(IMAGE_PAGE, images, url=url)
@@ -331,7 +330,7 @@ def _answer(keep: list[str], query: str | None = "What is the average rating of 
     return Extractor(OraclePredictor(indices=wanted)).run(MOVERS_PAGE, query=query)
 
 
-def test_a_query_answer_comes_under_the_headings_of_its_section(walk: str) -> None:
+def test_a_query_answer_comes_under_the_headings_of_its_section() -> None:
     result = _answer(["Average Rating: 4.8"])
     md = result.render("markdown")
     assert md == (
@@ -348,7 +347,7 @@ def test_a_query_answer_comes_under_the_headings_of_its_section(walk: str) -> No
     assert result.render("text") == "Average Rating: 4.8\n"  # text output: the kept blocks only
 
 
-def test_each_section_path_comes_once_above_its_first_kept_block(walk: str) -> None:
+def test_each_section_path_comes_once_above_its_first_kept_block() -> None:
     result = _answer(["Blue Moving is family owned.", "Trucks: 12", "From $400 a room."])
     md = result.render("markdown")
     assert md == (
@@ -364,7 +363,7 @@ def test_each_section_path_comes_once_above_its_first_kept_block(walk: str) -> N
     ]
 
 
-def test_a_kept_heading_is_not_repeated_and_main_content_has_no_context(walk: str) -> None:
+def test_a_kept_heading_is_not_repeated_and_main_content_has_no_context() -> None:
     result = _answer(["3. Blue Moving", "Blue Moving is family owned."])
     assert "<!-- context -->" not in result.render("markdown")
     assert result.selection.context == {}

@@ -12,7 +12,6 @@ import pytest
 from blockdex import extract, segment
 from blockdex.features import CONTEXT_NAMES, FEATURE_NAMES, block_features
 from blockdex.predict import DEFAULT_PREDICTOR, get_predictor
-from blockdex.predict import content as content_module
 from blockdex.predict.content import ContentModel, ContentPredictor, Forest
 
 PAGES = Path(__file__).parent / "data" / "pages"
@@ -64,8 +63,8 @@ def test_forest_matches_a_hand_built_tree() -> None:
 
 
 def test_forest_in_row_chunks_gives_the_same_sums(monkeypatch) -> None:
-    monkeypatch.setattr(content_module, "compiled", None)  # the numpy path chunks
     forest = ContentModel.load().stage1
+    monkeypatch.setattr(forest, "_packed", None)  # the numpy walk (a forest too large to pack)
     X = np.random.default_rng(3).random((2_500, len(FEATURE_NAMES)), dtype=np.float32) * 20
     whole = forest._raw(X)  # all rows at once
     monkeypatch.setattr(Forest, "ROWS_PER_CHUNK", 7)

@@ -175,16 +175,9 @@ Tables set side by side by an outer table stay tables.
 """
 
 
-@pytest.mark.parametrize("compiled_walk", [True, False])
-def test_tables_with_spans_become_a_grid_with_one_header_row(
-    compiled_walk: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import sys
-
+def test_tables_with_spans_become_a_grid_with_one_header_row() -> None:
     from blockdex.extract import Extractor
 
-    if not compiled_walk:
-        monkeypatch.setattr(sys.modules["blockdex.segment"], "compiled", None)
     html = (Path(__file__).parent / "data" / "fidelity" / "tables.html").read_text()
     assert Extractor("all").extract(html) == TABLES_MARKDOWN
     # HTML output puts a nested table back inside its cell
@@ -219,17 +212,10 @@ A fragment link, a script link, an empty link and a bare anchor stay plain text,
 """
 
 
-@pytest.mark.parametrize("compiled_walk", [True, False])
-def test_links_are_kept_absolute_when_asked(
-    compiled_walk: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import sys
-
+def test_links_are_kept_absolute_when_asked() -> None:
     from blockdex.extract import ExtractConfig, Extractor
     from blockdex.segment import SegmentConfig
 
-    if not compiled_walk:
-        monkeypatch.setattr(sys.modules["blockdex.segment"], "compiled", None)
     html = (Path(__file__).parent / "data" / "fidelity" / "links.html").read_text()
     linked = Extractor("all", config=ExtractConfig(segment=SegmentConfig(links=True)))
     # <base href> wins over the page's URL; the base itself is absolute here
@@ -266,17 +252,10 @@ too.](https://port.example/pilots) Storm warnings come from [the met office](htt
 """
 
 
-@pytest.mark.parametrize("compiled_walk", [True, False])
-def test_links_survive_the_split_of_a_long_block(
-    compiled_walk: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import sys
-
+def test_links_survive_the_split_of_a_long_block() -> None:
     from blockdex.extract import ExtractConfig, Extractor
     from blockdex.segment import SegmentConfig
 
-    if not compiled_walk:
-        monkeypatch.setattr(sys.modules["blockdex.segment"], "compiled", None)
     # a block budget of 12 tokens cuts the paragraph into sentences, one link in two parts
     cfg = ExtractConfig(segment=SegmentConfig(links=True, max_block_tokens=12))
     ex = Extractor("all", config=cfg)
@@ -378,18 +357,11 @@ An image in a table cell.
 """
 
 
-@pytest.mark.parametrize("compiled_walk", [True, False])
-def test_image_addresses_lazy_srcset_absolute_and_no_pixels(
-    compiled_walk: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import sys
-
+def test_image_addresses_lazy_srcset_absolute_and_no_pixels() -> None:
     import blockdex
     from blockdex.extract import ExtractConfig, Extractor
     from blockdex.segment import SegmentConfig
 
-    if not compiled_walk:
-        monkeypatch.setattr(sys.modules["blockdex.segment"], "compiled", None)
     html = (Path(__file__).parent / "data" / "fidelity" / "images.html").read_text()
     url = "https://site.example/post/1"
     with_images = Extractor("all", config=ExtractConfig(segment=SegmentConfig(images=True)))

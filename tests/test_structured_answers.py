@@ -1,6 +1,6 @@
 """Answers held by tables, code, figures and lists (issue 42): the hand-made page of the issue
 (``tests/data/structured_answers.html``: a results table with a two-row header, a code block, two
-figures and a list), asked as a user would ask, through both walks and in every format."""
+figures and a list), asked as a user would ask, in every format."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ HEADER = "| Method | Score: Precision | Score: Recall |"
 
 
 @pytest.mark.parametrize("kept", [[8], [6, 8], [9, 10]])
-def test_kept_rows_get_every_header_row_and_the_whole_tables_grid(walk, page_html, kept) -> None:
+def test_kept_rows_get_every_header_row_and_the_whole_tables_grid(page_html, kept) -> None:
     page = Extractor("all").segment(page_html)
     sel = Selection.from_indices(kept)
     md = render(page, sel, "markdown")
@@ -81,7 +81,7 @@ SPANNED = (
 )
 
 
-def test_a_row_spanned_from_a_row_not_kept_reads_whole(walk) -> None:
+def test_a_row_spanned_from_a_row_not_kept_reads_whole() -> None:
     page = Extractor("all").segment(SPANNED)
     bergen = next(b.index for b in page.blocks if "Bergen" in b.text)
     md = render(page, Selection.from_indices([bergen]), "markdown")
@@ -98,7 +98,7 @@ def test_a_row_spanned_from_a_row_not_kept_reads_whole(walk) -> None:
 
 
 @needs_embed
-def test_a_query_naming_the_table_gets_the_whole_table(walk, page_html) -> None:
+def test_a_query_naming_the_table_gets_the_whole_table(page_html) -> None:
     out = ask(page_html, "table of precision and recall")
     md = out["markdown"]
     assert HEADER in md
@@ -120,7 +120,7 @@ def test_a_query_naming_the_table_gets_the_whole_table(walk, page_html) -> None:
         ("Beta recall", "Beta | 0.87 | 0.79"),
     ],
 )
-def test_a_row_question_gets_the_row_under_the_whole_header(walk, page_html, query, row) -> None:
+def test_a_row_question_gets_the_row_under_the_whole_header(page_html, query, row) -> None:
     out = ask(page_html, query)
     assert f"| {row} |" in out["markdown"] and HEADER in out["markdown"]
     assert "| Method | Score | Score |" not in out["markdown"]
@@ -131,7 +131,7 @@ def test_a_row_question_gets_the_row_under_the_whole_header(walk, page_html, que
 
 
 @needs_embed
-def test_a_function_named_in_the_query_keeps_its_code_block_and_introduction(walk, page_html):
+def test_a_function_named_in_the_query_keeps_its_code_block_and_introduction(page_html):
     out = ask(page_html, "How is the ratio function written in Python?")
     md = out["markdown"]
     assert "```python\ndef ratio(a, b):" in md and "return a / b if b else 0.0\n```" in md
@@ -142,7 +142,7 @@ def test_a_function_named_in_the_query_keeps_its_code_block_and_introduction(wal
 
 
 @needs_embed
-def test_a_kept_figure_answers_with_its_caption_when_images_are_off(walk, page_html) -> None:
+def test_a_kept_figure_answers_with_its_caption_when_images_are_off(page_html) -> None:
     out = ask(page_html, "chart of run time by page size")
     assert "Run time by page size for the three methods" in out["markdown"]
     assert "Run time by page size for the three methods" in out["text"]
@@ -152,7 +152,7 @@ def test_a_kept_figure_answers_with_its_caption_when_images_are_off(walk, page_h
 
 
 @needs_embed
-def test_a_list_item_comes_with_the_sentence_that_introduces_the_list(walk, page_html) -> None:
+def test_a_list_item_comes_with_the_sentence_that_introduces_the_list(page_html) -> None:
     out = ask(page_html, "union of outputs")
     md = out["markdown"]
     assert "Three follow-ups seem worth the effort" in md
@@ -163,7 +163,7 @@ def test_a_list_item_comes_with_the_sentence_that_introduces_the_list(walk, page
 
 
 @needs_embed
-def test_an_unrelated_query_is_still_na(walk, page_html) -> None:
+def test_an_unrelated_query_is_still_na(page_html) -> None:
     out = ask(page_html, "sourdough starter feeding schedule")
     assert json.loads(out["json"])["selection"] == "NA"
     assert out["text"] == ""
@@ -239,7 +239,7 @@ def test_structured_questions_ask_for_a_cell_and_a_definition(page_html) -> None
     assert [q[0] for q in asked] == ["code"]
 
 
-def test_a_selection_of_images_alone_never_renders_empty(walk) -> None:
+def test_a_selection_of_images_alone_never_renders_empty() -> None:
     html = (
         "<html><head><title>Gallery</title></head><body><p>Some words before.</p>"
         '<img src="/a.png" alt="Chart of sales by month"><p>Some words after.</p></body></html>'
@@ -254,7 +254,7 @@ def test_a_selection_of_images_alone_never_renders_empty(walk) -> None:
     assert render(page, Selection(), "markdown").strip() in ("", "# Gallery")
 
 
-def test_header_rows_are_marked_in_both_walks_with_and_without_markup(walk, page_html) -> None:
+def test_header_rows_are_marked_with_and_without_markup(page_html) -> None:
     from blockdex.segment import HEADER_ROW
 
     for output in (None, "text"):

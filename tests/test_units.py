@@ -67,20 +67,6 @@ def test_sections_run_to_the_next_heading_of_the_same_or_a_higher_level() -> Non
     assert battery.level == 2 and sections["Voltway E3 review: a commuter e-bike tested"].level == 1
 
 
-def test_units_are_the_same_with_and_without_the_compiled_code(monkeypatch) -> None:
-    import blockdex.units as units_module
-
-    if units_module.compiled is None:
-        pytest.skip("the compiled speed-ups are not built")
-    for name in ("next-story.html", "digest.html", "hidden-until-script.html"):
-        html = _page(name)
-        with_compiled = blockdex.segment(html).units
-        monkeypatch.setattr(units_module, "compiled", None)
-        pure = Extractor().segment(html).units
-        monkeypatch.undo()
-        assert pure == with_compiled, name
-
-
 def test_json_output_carries_units_the_primary_article_and_each_blocks_unit() -> None:
     out = json.loads(blockdex.extract(_page("next-story.html"), output="json"))
     assert out["units"] and out["primary_unit"] is not None

@@ -6,10 +6,19 @@
 'Hello, world.'
 """
 
-from blockdex.errors import BlockdexError
-from blockdex.extract import ExtractConfig, Extraction, Extractor, extract, segment
-from blockdex.page import Block, Page, Selection
-from blockdex.predict import Predictor, available_predictors, get_predictor, register_predictor
+from blockdex.extensions import require as _require_extensions
+
+_require_extensions()  # one line that says how to build them, not an ImportError deep inside
+
+from blockdex.errors import BlockdexError  # noqa: E402
+from blockdex.extract import ExtractConfig, Extraction, Extractor, extract, segment  # noqa: E402
+from blockdex.page import Block, Page, Selection  # noqa: E402
+from blockdex.predict import (  # noqa: E402
+    Predictor,
+    available_predictors,
+    get_predictor,
+    register_predictor,
+)
 
 __version__ = "0.1.0"
 

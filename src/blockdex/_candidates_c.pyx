@@ -1,12 +1,10 @@
 # cython: language_level=3
-"""Compiled twin of ``blockdex/candidates.py`` (optional; built by ``pip install``).
+"""What ``blockdex/candidates.py`` runs in C: the only implementation of these rules (built by
+``pip install``).
 
 * :func:`readability_columns` — ``candidates.readability_columns``: readability's decision as
   six feature columns, the same floats (``_readability_fill``, which ``_features_c`` cimports to
   fill them inside its one-pass feature matrix).
-
-It gives what its pure-Python twin gives (tests/test_speedups.py compares them); blockdex uses
-the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` forces it.
 """
 
 cimport cython

@@ -1,6 +1,6 @@
 # cython: language_level=3
 """The CJK code point table of ``blockdex._cjk_c`` (loaded from ``blockdex.cjk.CJK_RANGES`` by
-its ``set_cjk_ranges``), which the token and word counts of the other twins read."""
+its ``set_cjk_ranges``), which the token and word counts of the other compiled modules read."""
 
 cdef Py_UCS4 _cjk_lo[16]
 cdef Py_UCS4 _cjk_hi[16]

@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""Compiled twin of ``blockdex/cjk.py``: holds its ``CJK_RANGES`` in C (loaded by
+"""The C side of ``blockdex/cjk.py``: holds its ``CJK_RANGES`` in C (loaded by
 :func:`set_cjk_ranges` when ``blockdex.cjk`` is imported), for the token count of ``_segment_c`` and
 the word counts of ``_features_c``, which cimport ``_is_cjk`` (``_cjk_c.pxd``).
 """

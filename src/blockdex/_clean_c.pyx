@@ -1,5 +1,6 @@
 # cython: language_level=3
-"""Compiled twin of ``blockdex/clean.py`` (optional; built by ``pip install``).
+"""What ``blockdex/clean.py`` runs in C: the only implementation of these rules (built by
+``pip install``).
 
 * :func:`noise_drop` — ``clean.drop_noise`` in one walk over lexbor's tree.
 * :func:`script_elements`, :func:`deep_text` — the scripts the rescue of framework state reads,
@@ -7,9 +8,6 @@
 * :func:`long_string_literals` — the JSON string literals of a script longer than a minimum.
 * :func:`interface_candidates` — the elements ``clean.drop_interface`` may drop (hover cards,
   permalink anchors), as :class:`UiNode`\ s, read like selectolax's nodes by its rules.
-
-Each gives what its pure-Python twin gives (tests/test_speedups.py compares them); blockdex uses
-the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` forces it.
 """
 
 cimport cython

@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""Helpers shared by several compiled twins that are not about lexbor (declarations of
+"""Helpers shared by several compiled modules that are not about lexbor (declarations of
 ``blockdex._common_c``): ``__slots__`` fields of blockdex's block classes read and written by
 offset, checked C allocation, an open-addressing slot lookup, the dense numbering of the blocks'
 scope ids, and the fused character type of ``str`` data.

@@ -1,6 +1,6 @@
 # cython: language_level=3
-"""Helpers shared by several compiled twins that are not about lexbor (declared in
-``_common_c.pxd``; not a twin of a Python module): ``blockdex.page.Block``'s slot offsets
+"""Helpers shared by several compiled modules that are not about lexbor (declared in
+``_common_c.pxd``; no Python module's rules): ``blockdex.page.Block``'s slot offsets
 (``BLOCK_FIELDS``), the slot offset of any ``__slots__`` field, and the dense numbering of the
 blocks' scope ids (``_number_scopes``, which readability's columns and the scope feature columns
 share).

@@ -1,8 +1,9 @@
 # cython: language_level=3
-"""Compiled twin of ``blockdex/features.py`` (optional; built by ``pip install``).
+"""What ``blockdex/features.py`` runs in C: the only implementation of these rules (built by
+``pip install``).
 
 * :func:`block_columns` — the per-block text columns (words, stop words, title words, marks).
-* :func:`block_feature_matrix`, :func:`feature_matrix` — ``features.block_features``' matrix
+* :func:`block_feature_matrix` — ``features.block_features``' matrix
   in one pass (with ``_scope_fill``'s scope columns and readability's, from ``_candidates_c``).
 * :func:`context_matrix`, :func:`block_groups` — ``features.context_features`` and
   ``features.block_groups`` (``_context_fill``, ``_group_ids`` and ``_order_desc`` are also
@@ -10,9 +11,6 @@
 * :func:`set_family_words`, :func:`attr_family_rows`, :func:`level_mask`,
   :func:`clear_level_cache` — the class/id token families.
 * :func:`path_attr_ids`, :func:`path_rows` — tag-path and class/id numbering, path columns.
-
-Each gives what its pure-Python twin gives (tests/test_speedups.py compares them); blockdex uses
-the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` forces it.
 """
 
 cimport cython
@@ -325,8 +323,8 @@ cdef int _scope_fill(
     Py_ssize_t **ids_out=NULL,
     Py_ssize_t *n_ids_out=NULL,
 ) except -1:
-    """``blockdex.features._scope_columns``'s loops on C arrays (row-major), filling its three
-    outputs. The scopes' element ids are numbered densely (:func:`_number_scopes`), so the
+    """The scope columns of ``blockdex.features.block_features`` (see its docstring) on C
+    arrays (row-major), filling three outputs. The scopes' element ids are numbered densely (:func:`_number_scopes`), so the
     per-container sums and the distinct-container counts are array work, not Python dicts and
     sets; the sums are the same additions in the same order; the temporaries are malloc'd. An
     id beyond 64 bits (never, for node addresses) raises OverflowError before any output is
@@ -546,7 +544,7 @@ cdef unsigned long long _token_mask(
 
 
 cdef unsigned long long _level_mask(str level):
-    """``blockdex.features._level_mask``: the families of the tokens (runs between whitespace,
+    """The families (``features.ATTR_FAMILIES``) of the tokens (runs between whitespace,
     ``_`` and ``-``) of at least two characters."""
     cdef int kind = PyUnicode_KIND(level)
     cdef void *data = PyUnicode_DATA(level)
@@ -711,38 +709,6 @@ cdef enum:
     N_CONTEXT = 23
 
 
-def feature_matrix(
-    const double[:, ::1] cols,
-    const Py_ssize_t[::1] path_of,
-    const Py_ssize_t[::1] attr_of,
-    const float[:, ::1] path_rows,
-    const float[:, ::1] attr_rows,
-    const float[::1] page_feats,
-    Py_ssize_t n_title,
-    const double[:, ::1] repeat_counts,
-    const float[:, ::1] scope_share,
-    const float[::1] in_main,
-    double chars_per_word,
-    double good_min_words,
-    double good_max_link,
-    Py_ssize_t window,
-    float[:, ::1] out,
-):
-    """``blockdex.features.block_features``' numeric part (``_local_columns``, the one-hot and
-    looked-up rows, ``_context_columns``) written into ``out``: the same operations on the same
-    float64 values in the same order, so the same float32 results."""
-    cdef Py_ssize_t n = cols.shape[0]
-    if n == 0:
-        return
-    if (path_of.shape[0] != n or attr_of.shape[0] != n or repeat_counts.shape[0] != n
-            or repeat_counts.shape[1] != 2 or scope_share.shape[0] != n
-            or scope_share.shape[1] != 4 or in_main.shape[0] != n):
-        raise ValueError("arrays have the wrong shape")
-    _feature_fill(cols, path_of, attr_of, path_rows, attr_rows, &page_feats[0],
-                  page_feats.shape[0], n_title, &repeat_counts[0, 0], &scope_share[0, 0],
-                  &in_main[0], chars_per_word, good_min_words, good_max_link, window, out)
-
-
 @cython.boundscheck(False)
 @cython.wraparound(False)
 @cython.cdivision(True)
@@ -767,8 +733,8 @@ def block_feature_matrix(
 ):
     """``blockdex.features.block_features`` from the per-block columns and the path/attrs rows
     on: the page features, the prose ("good") words, the scope columns (:func:`_scope_fill`)
-    and :func:`feature_matrix` in one call, with no numpy array in between (the same operations
-    on the same float64 values: the sums are of integers, exact in any order). With
+    and :func:`_feature_fill`'s numeric columns in one call, with no numpy array in between
+    (the sums are of integers, exact in any order). With
     ``readability`` (``candidates.COMPILED_PARAMS``) the last six columns of ``out`` are
     readability's (:func:`_readability_fill`, on the scope numbers of :func:`_scope_fill`). An
     element id past 64 bits raises OverflowError, as :func:`_scope_fill` does, before ``out``
@@ -857,8 +823,9 @@ cdef int _feature_fill(
     float[:, ::1] out,
     Py_ssize_t n_extra=0,
 ) except -1:
-    """:func:`feature_matrix` with the page features and the scope columns as C arrays
-    (row-major: ``repeat_counts`` n x 2, ``scope_share`` n x 4); the last ``n_extra`` columns
+    """The numeric columns of ``out`` (the block's own, the one-hot tag group and the looked-up
+    path/attrs rows, the page features, the context columns) from the page features and the
+    scope columns as C arrays (row-major: ``repeat_counts`` n x 2, ``scope_share`` n x 4); the last ``n_extra`` columns
     of ``out`` are left alone."""
     cdef Py_ssize_t n = cols.shape[0]
     cdef Py_ssize_t n_tag, n_path = path_rows.shape[1], n_attr = attr_rows.shape[1]
@@ -1199,7 +1166,7 @@ cdef int _group_ids(tuple blocks, tuple levels, int *groups) except -1:
     """``blockdex.features.block_groups``' partition: per block, an id for its tag path
     (column 0) and for its ancestor at each of ``levels`` (or its outermost one, or itself
     alone when it has none), one numbering per column. Only which blocks share an id matters
-    to the context columns, so the ids may differ from the pure-Python ``block_groups``' own.
+    to the context columns.
     Returns 1, or 0 when an element id does not fit 64 bits (nothing usable is written then)."""
     cdef Py_ssize_t i, j, k, n = len(blocks), n_g = 1 + len(levels), n_sc, size = 8, mask, slot
     cdef Py_ssize_t o_path = 0, o_scope = 0
@@ -1282,7 +1249,7 @@ def path_attr_ids(tuple blocks, Py_ssize_t[::1] path_of, Py_ssize_t[::1] attr_of
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def path_rows(list paths, tuple path_tags, float[:, ::1] out):
-    """``blockdex.features._path_vector`` for each path (``out[k, j]`` is 1 when
+    """The ``path_<tag>`` columns of each path (``out[k, j]`` is 1 when
     ``path_tags[j]`` is one of the path's ``>``-separated tags other than the last)."""
     cdef Py_ssize_t k, j, m = len(path_tags)
     cdef list tags

@@ -1,10 +1,8 @@
 # cython: language_level=3
-"""Compiled twin of ``blockdex/forest.py`` (optional; built by ``pip install``).
+"""What ``blockdex/forest.py`` runs in C: the only implementation of these rules (built by
+``pip install``).
 
 * :func:`forest_raw` — the trees' evaluation (``forest.Forest.raw``).
-
-It gives what its pure-Python twin gives (tests/test_speedups.py compares them); blockdex uses
-the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` forces it.
 """
 
 cimport cython

@@ -1,14 +1,12 @@
 # cython: language_level=3
-"""Compiled twin of ``blockdex/items.py`` (optional; built by ``pip install``).
+"""What ``blockdex/items.py`` runs in C: the only implementation of these rules (built by
+``pip install``).
 
 * :func:`children` — ``items._children``: every parent element with its children, from where
   consecutive blocks part, with the blocks' scope ids numbered densely into C arrays (the
   deepest shared element of two blocks found by comparing integers, not by set lookups).
 * :func:`candidate_children` — the children of parents with enough of them, in order.
 * :func:`word_prefix` — ``items._word_prefix``: words before each block, counted in C.
-
-It gives what its pure-Python twin gives (tests/test_speedups.py compares them); blockdex uses
-the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` forces it.
 """
 
 cimport cython

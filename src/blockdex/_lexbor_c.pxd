@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""lexbor's tree as the compiled twins read it (declarations of ``blockdex._lexbor_c``).
+"""lexbor's tree as the compiled modules read it (declarations of ``blockdex._lexbor_c``).
 
 selectolax parses with lexbor and exposes each node's address (``LexborNode.mem_id``). The
 compiled walks read lexbor's nodes directly: the node and character-data layouts are lexbor's

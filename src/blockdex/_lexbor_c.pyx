@@ -1,11 +1,11 @@
 # cython: language_level=3
-"""lexbor access shared by the compiled twins (declared in ``_lexbor_c.pxd``).
+"""lexbor access shared by the compiled modules (declared in ``_lexbor_c.pxd``).
 
-Not a twin of a Python module: the lookup of lexbor's functions in selectolax's extension module
+No Python module's rules: the lookup of lexbor's functions in selectolax's extension module
 and the layout check (:func:`lexbor_ready`), and the node helpers that ``_parse_c``, ``_clean_c``,
 ``_segment_c`` and ``_units_c`` cimport (a tag name, an attribute, a text node's text, the text
 below an element, tag kinds by lexbor tag id). Call any walk only when :func:`lexbor_ready` is
-True (``blockdex.speedups.lexbor`` checks it).
+True (``blockdex.extensions.require`` checks it when blockdex is imported).
 """
 
 cimport cython

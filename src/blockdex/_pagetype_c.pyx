@@ -1,5 +1,6 @@
 # cython: language_level=3
-"""Compiled twin of ``blockdex/pagetype.py`` (optional; built by ``pip install``).
+"""What ``blockdex/pagetype.py`` runs in C: the only implementation of these rules (built by
+``pip install``).
 
 * :func:`block_sums` — ``pagetype._block_sums``: the page type's per-block counts (words as
   ``str.split`` counts them, characters, link characters, long and short blocks, headings,
@@ -9,9 +10,6 @@
   tokens enclose (``Counter`` over ``Block.scope_attrs``, empty tokens left out).
 * :func:`class_counts` — ``pagetype._class_counts``: how often each class word is named
   around the blocks, each element's tokens scanned once a page in C (no cache to grow).
-
-It gives what its pure-Python twin gives (tests/test_speedups.py compares them); blockdex uses
-the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` forces it.
 """
 
 cimport cython
@@ -35,15 +33,15 @@ cdef enum:
     WORD_LEN = 8  # and their length
 
 YEAR_PATTERN = r"20[0-3]\d(?!\d)"
-"""The year pattern :func:`_scan` matches (``pagetype.YEAR_RE``; another one: the Python code)."""
+"""The year pattern :func:`_scan` matches (``pagetype.YEAR_RE``; another one: :func:`block_sums` refuses it)."""
 RELATIVE_PATTERN = r" ago(?!\w)"
 """The relative date pattern :func:`_scan` matches (``pagetype.RELATIVE_DATE_RE``)."""
 
 
 cdef struct _Words:
     # the pronouns (lower-case ASCII), and where the page's running token stands: the text is
-    # read as " " + "\n".join(texts) + " " (``pagetype._block_sums``' Python code lower-cases
-    # that and counts " word " in it, str.count: non-overlapping, left to right)
+    # read as " " + "\n".join(texts) + " ", lower-cased, and " word " counted in it as
+    # str.count counts (non-overlapping, left to right)
     int n
     int length[MAX_WORDS]
     unsigned char chars[MAX_WORDS][WORD_LEN]

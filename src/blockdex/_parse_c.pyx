@@ -1,5 +1,6 @@
 # cython: language_level=3
-"""Compiled twin of ``blockdex/parse.py`` (optional; built by ``pip install``).
+"""What ``blockdex/parse.py`` runs in C: the only implementation of these rules (built by
+``pip install``).
 
 * :func:`tag_scan`, :func:`long_tags`, :func:`name_runs` — the parse limits' pre-check over the
   raw text (``parse._check_markup`` and its helpers).
@@ -10,9 +11,6 @@
   :func:`has_deep_element` — walks over lexbor's tree after parsing (``parse.read_metadata``'s
   elements, raw-text elements that may have swallowed markup, scripts for the cleaner, the
   depth check).
-
-Each gives what its pure-Python twin gives (tests/test_speedups.py compares them); blockdex uses
-the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` forces it.
 """
 
 cimport cython

@@ -1,15 +1,14 @@
 # cython: language_level=3
-"""Compiled twin of ``blockdex/segment.py`` (optional; built by ``pip install``).
+"""What ``blockdex/segment.py`` runs in C: the only implementation of these rules (built by
+``pip install``).
 
 * :func:`walk` — ``segment._walk`` over lexbor's nodes (``_CWalker``, ``_CFrame``): the blocks,
   their chains, paths, scopes and markup, built as ``Block`` objects directly.
-* :func:`block_from_raw`, :func:`number_run` — ``segment._python_block_from_raw`` and the
-  numbering of runs of short blocks in ``segment._number``.
+* :func:`block_from_raw`, :func:`number_run` — a walk's block copied with its index and no
+  split, and the numbering of runs of short blocks in ``segment._number_blocks``.
 * :func:`count_tokens_upto` — ``segment.count_tokens`` stopped past a limit.
-* :func:`squash` — ``" ".join(s.split())``, the walk's whitespace squashing (``segment._squash_ws``).
-
-Each gives what its pure-Python twin gives (tests/test_speedups.py compares them); blockdex uses
-the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` forces it.
+* :func:`squash` — ``" ".join(s.split())``, the walk's whitespace squashing (texts longer
+  than a window: ``segment._squash_ws``).
 """
 
 cimport cython
@@ -1047,7 +1046,8 @@ cdef str _squash(str s):
 
 
 def walk(root_id, cfg, source, id_offset, deadline, block_cls, base=""):
-    """``blockdex.segment._Walker(...).walk(...)`` for the node at ``root_id`` (a ``mem_id``):
+    """The segmentation walk (``blockdex.segment``'s rules 1–6) for the node at ``root_id`` (a
+    ``mem_id``):
     returns ``(raw blocks, timed_out)``, the raw blocks as ``block_cls`` (``Block``) objects
     whose ``index`` is not set yet (see ``_CWalker.new_block``). Call only when
     :func:`lexbor_ready` is True."""
@@ -1059,7 +1059,7 @@ RAW_FIELDS = (
     "tag", "html", "text", "chain", "path", "attrs", "depth", "link_chars", "n_links",
     "source", "attributes", "scope", "scope_attrs",
 )
-"""The fields of ``blockdex.segment._RawBlock`` that :func:`block_from_raw` copies."""
+"""The fields of a walk's block that :func:`block_from_raw` copies."""
 
 cdef Py_ssize_t _raw_off[13]
 

@@ -1,16 +1,15 @@
 # cython: language_level=3
-"""Compiled twin of ``blockdex/units.py`` (optional; built by ``pip install``).
+"""What ``blockdex/units.py`` runs in C: the only implementation of these rules (built by
+``pip install``).
 
-* :func:`unit_walk` — ``units._survey`` and ``units._big_elements`` in one walk over lexbor's
-  tree.
+* :func:`unit_walk` — ``units._survey``: the elements that may declare an article, the
+  headings' ancestor chains and the elements holding a large share of the text, in one walk
+  over lexbor's tree.
 * :func:`mark_ranges` — ``units._mark_ranges``: the blocks each marked element holds, through
   lexbor's parent pointers.
-* :func:`title_candidates` — ``units._title_candidates``: the blocks ``title_block`` scores.
+* :func:`title_candidates` — the blocks ``units.title_block`` scores.
 * :func:`heading_positions` — ``units.heading_positions``; :func:`unit_rows` — the element ids
   and text-length prefix sums ``units.find_units`` reads of every block.
-
-Each gives what its pure-Python twin gives (tests/test_speedups.py compares them); blockdex uses
-the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` forces it.
 """
 
 cimport cython
@@ -112,7 +111,7 @@ cdef str _attr_text(void *attr):
 
 
 def unit_walk(uintptr_t root_id, list heading_ids, double min_share):
-    """``blockdex.units._survey`` and ``blockdex.units._big_elements`` in one walk below the
+    """``blockdex.units._survey``: one walk below the
     root (a ``mem_id``): ``(candidates, chains, big)``.
 
     ``candidates``: the elements that may declare an article, in document order, as ``(mem_id,
@@ -230,7 +229,7 @@ cdef inline Py_ssize_t _spaces_below(str text, Py_ssize_t limit) noexcept:
 @cython.wraparound(False)
 def title_candidates(blocks, double shortest, double longest, Py_ssize_t max_spaces,
                      tuple probe, Py_ssize_t need, tuple needs):
-    """``blockdex.units._title_candidates``: positions of the blocks ``title_block`` scores
+    """Positions of the blocks ``blockdex.units.title_block`` scores
     (length, spaces, not an image, and enough of the title's words in the lower-cased text),
     without a Python step per block."""
     cdef tuple seq = tuple(blocks), ws
@@ -283,7 +282,7 @@ cdef inline Py_ssize_t _heading_level(str tag) noexcept:
 def heading_positions(blocks):
     """``blockdex.units.heading_positions``: ``(position, level)`` of the heading blocks, in
     order, reading each block's tag from its slot. None when the blocks are not all of one class
-    with ``Block``'s slots (the caller then runs the Python code)."""
+    with ``Block``'s slots (the caller then reads them as Python objects)."""
     cdef tuple seq = _blocks_of_class(blocks)
     cdef Py_ssize_t pos, level
     if seq is None:

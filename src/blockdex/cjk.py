@@ -2,16 +2,13 @@
 
 One definition for everything that counts words or tokens: the block features' word counts
 (:func:`blockdex.features.word_count`) and segmentation's token budget
-(:func:`blockdex.segment.count_tokens`), in Python and in the compiled twins, which get the
+(:func:`blockdex.segment.count_tokens`), in Python and in the compiled code, which gets the
 ranges from here when this module is imported.
 """
 
 from __future__ import annotations
 
-from blockdex.speedups import twin
-
-compiled = twin(__name__)
-"""This module's compiled twin (``blockdex/_cjk_c.pyx``), or None: then the Python code runs."""
+from blockdex import _cjk_c as compiled
 
 CJK_RANGES: tuple[tuple[int, int], ...] = (
     (0x3040, 0x30FF),  # Hiragana, Katakana
@@ -33,5 +30,4 @@ WORD_PATTERN = f"[{CJK_CLASS}]|[^\\W{CJK_CLASS}]+"
 (segmentation's token count adds punctuation marks to it; the ground-truth alignment uses it
 as it is)."""
 
-if compiled is not None:
-    compiled.set_cjk_ranges(list(CJK_RANGES))
+compiled.set_cjk_ranges(list(CJK_RANGES))

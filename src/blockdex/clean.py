@@ -24,14 +24,11 @@ from functools import lru_cache, partial
 from itertools import islice, repeat
 from typing import Any
 
+from blockdex import _clean_c as compiled
 from blockdex.errors import check_minimums
 from blockdex.mathtex import formulas_to_tex
 from blockdex.parse import BAD_JSON, Document, ScriptsToKeep, load_json_once, parse_bounded
 from blockdex.segment import BLOCK_TAGS
-from blockdex.speedups import lexbor, twin
-
-compiled = twin(__name__)
-"""This module's compiled twin (``blockdex/_clean_c.pyx``), or None: then the Python code runs."""
 
 # Scripts the script rescue reads: framework state by element id or by variable name, and
 # scripts that write HTML. The walk after parsing keeps the code of those only (SCRIPTS_READ).
@@ -278,13 +275,6 @@ def _long_strings(obj: object, keys: frozenset[str] | None, min_chars: int) -> I
             yield value
 
 
-# A double-quoted string literal, read left to right so that every quote is paired the way JS
-# pairs it (\\" inside a literal is an escaped backslash, then the closing quote). An unclosed
-# literal also matches, up to the line's end, so the scan never restarts inside one: a run of \"
-# costs one pass, not one per quote. Possessive loops keep no backtracking state (memory O(1)).
-_STRING_LITERAL_RE = re.compile(r'"((?:[^"\\\n]++|\\.)*+)("|\\?(?=\n)|\\?\Z)')
-
-
 def _prose_literals(code: str, min_chars: int) -> Iterator[str]:
     """Long JSON string literals in framework state that read like prose.
 
@@ -301,28 +291,20 @@ def _prose_literals(code: str, min_chars: int) -> Iterator[str]:
 
 
 def _long_literals(code: str, min_chars: int) -> Iterator[str]:
-    """The contents of the closed string literals of ``code`` at least ``min_chars`` long."""
-    if compiled is not None:  # the same scan in C: state scripts hold ~1,000 literals a page
-        for i, j in compiled.long_string_literals(code, min_chars):
-            yield code[i:j]
-        return
-    for m in _STRING_LITERAL_RE.finditer(code):
-        raw, end = m.groups()
-        if end == '"' and len(raw) >= min_chars:
-            yield raw
+    """The contents of the closed string literals of ``code`` at least ``min_chars`` long.
+
+    A double-quoted literal is read left to right so that every quote is paired the way JS pairs
+    it (``\\\\"`` inside a literal is an escaped backslash, then the closing quote); an unclosed
+    one ends at its line's end, so the scan never restarts inside one. Scanned in C
+    (``_clean_c.long_string_literals``): state scripts hold ~1,000 literals a page."""
+    for i, j in compiled.long_string_literals(code, min_chars):
+        yield code[i:j]
 
 
 _STATE_BIT = 1 << SCRIPT_NEEDLE_GROUPS.index(STATE_NAMES)
 """The bit of a script's needle mask that stands for :data:`STATE_NAMES`."""
 _WRITE_BIT = 1 << SCRIPT_NEEDLE_GROUPS.index(HTML_WRITES)
 """The bit that stands for the HTML writes (``document.write``, ``.innerHTML``)."""
-
-
-def _needle_mask(code: str) -> int:
-    """Bit ``g`` set when ``code`` holds a needle of ``SCRIPT_NEEDLE_GROUPS[g]``."""
-    return sum(
-        1 << g for g, group in enumerate(SCRIPT_NEEDLE_GROUPS) if any(map(code.__contains__, group))
-    )
 
 
 def _scripts(doc: Document) -> Iterator[tuple[str, str, Callable[[], str], int]]:
@@ -335,19 +317,11 @@ def _scripts(doc: Document) -> Iterator[tuple[str, str, Callable[[], str], int]]
         for stype, sid, code, holds in doc.scripts:
             yield (stype or "").lower(), sid or "", partial(str, code or ""), holds
         return
-    walks = lexbor(compiled)
-    if walks is not None and doc.tree.root is not None:
+    if doc.tree.root is not None:
         # one C walk; the code of a script is decoded only if it is read (most never are)
         needles = SCRIPTS_READ.needles
-        for stype, sid, node_id, holds in walks.script_elements(doc.tree.root.mem_id, needles):
-            yield (stype or "").lower(), sid or "", partial(walks.deep_text, node_id), holds
-        return
-    for node in doc.tree.css("script"):
-        code = node.text(deep=True)
-        if code:
-            stype = (node.attributes.get("type") or "").lower()
-            holds = _needle_mask(code)
-            yield stype, node.attributes.get("id") or "", partial(str, code), holds
+        for stype, sid, node_id, holds in compiled.script_elements(doc.tree.root.mem_id, needles):
+            yield (stype or "").lower(), sid or "", partial(compiled.deep_text, node_id), holds
 
 
 def _script_candidates(doc: Document, cfg: CleanConfig) -> Iterator[str]:
@@ -561,27 +535,25 @@ def drop_noise(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> None:
     root, head, body = tree.root, tree.head, tree.body
     if root is None:
         return
-    walks = lexbor(compiled)
-    if walks is not None:
-        # One walk removes the outermost noise and hidden elements, unless a noscript may hold
-        # content (then the steps below decide). The head goes through selectolax, which then
-        # resets its cached pointer to it. The walk also picks what drop_interface reads.
-        done = walks.noise_drop(
-            root.mem_id,
-            _NOISE_NAMES,
-            cfg.noscript_content_chars,
-            head.mem_id if head is not None else 0,
-            body.mem_id if body is not None else 0,
-            cfg.drop_hidden,
-            _interface_needles(cfg) if cfg.drop_cards or cfg.drop_permalinks else None,
-        )
-        if done is not None:
-            if done[1] and head is not None:
-                head.decompose()
-            tree.strip_tags([])  # no tag: only records that the tree changed
-            if len(done) > 2:
-                doc.interface = done[2]
-            return
+    # One walk removes the outermost noise and hidden elements, unless a noscript may hold
+    # content (then the steps below decide). The head goes through selectolax, which then
+    # resets its cached pointer to it. The walk also picks what drop_interface reads.
+    done = compiled.noise_drop(
+        root.mem_id,
+        _NOISE_NAMES,
+        cfg.noscript_content_chars,
+        head.mem_id if head is not None else 0,
+        body.mem_id if body is not None else 0,
+        cfg.drop_hidden,
+        _interface_needles(cfg) if cfg.drop_cards or cfg.drop_permalinks else None,
+    )
+    if done is not None:
+        if done[1] and head is not None:
+            head.decompose()
+        tree.strip_tags([])  # no tag: only records that the tree changed
+        if len(done) > 2:
+            doc.interface = done[2]
+        return
     if cfg.noscript_content_chars:
         keep_content_noscripts(doc, cfg)
     tree.strip_tags(list(NOISE_TAGS), recursive=True)
@@ -776,29 +748,17 @@ def more_card(link: Any, cfg: CleanConfig = DEFAULT_CLEAN) -> Any | None:
 def _interface_candidates(doc: Document, cfg: CleanConfig) -> list[tuple[int, Any]]:
     """What :func:`drop_interface` reads: ``(kind, node)`` in document order, ``_UI_CARD`` for
     an element whose class may name a card, ``_UI_LINK`` for a link that may be a permalink or
-    end a card. The compiled walk (``_clean_c.interface_candidates``) picks them by the same
-    needles without reading every element's attributes into Python; this reads them all."""
+    end a card. The compiled walk (``_clean_c.interface_candidates``) picks them by needles (an
+    element whose lower-cased class holds one of :data:`CARD_NEEDLES`; links) without reading
+    every element's attributes into Python."""
     root = doc.tree.root
     if root is None:
         return []
     if doc.interface is not None:  # found by drop_noise's compiled walk
         found, doc.interface = doc.interface, None
         return found  # type: ignore[return-value]
-    walks = lexbor(compiled)
-    if walks is not None and walks.can_remove():
-        # the compiled path's nodes detach with lexbor's remove function
-        return walks.interface_candidates(root.mem_id, *_interface_needles(cfg))  # type: ignore[no-any-return]
-
-    out: list[tuple[int, Any]] = []
-    for node in root.traverse(include_text=False):
-        if not _is_element(node):
-            continue
-        classes = (node.attributes.get("class") or "").lower()
-        if any(n in classes for n in CARD_NEEDLES):
-            out.append((_UI_CARD, node))
-        if node.tag == "a":
-            out.append((_UI_LINK, node))
-    return out
+    # the nodes detach with lexbor's remove function (blockdex.extensions.require checks it)
+    return compiled.interface_candidates(root.mem_id, *_interface_needles(cfg))  # type: ignore[no-any-return]
 
 
 @lru_cache(maxsize=4)

@@ -3,8 +3,9 @@
 The content model's two stages (:mod:`blockdex.predict.content`), the page-type model
 (:mod:`blockdex.pagetype`) and the relevance model (:mod:`blockdex.predict.relevance`) are
 forests of shallow trees written as JSON (``feature``, ``threshold``, ``left``, ``right``,
-``value``, ``roots``, ``depth``). A :class:`Forest` walks all trees at once, one numpy step per
-tree level, or in one compiled call (``blockdex/_forest_c.pyx``) when it is built.
+``value``, ``roots``, ``depth``). A :class:`Forest` walks all trees in one compiled call
+(``blockdex/_forest_c.pyx``), or, for a forest too large for the compiled layout's 16-bit
+offsets, all trees at once, one numpy step per tree level.
 """
 
 from __future__ import annotations
@@ -13,10 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from blockdex.speedups import twin
-
-compiled = twin(__name__)
-"""This module's compiled twin (``blockdex/_forest_c.pyx``), or None: then the Python code runs."""
+from blockdex import _forest_c as compiled
 
 _NODE_DTYPE = np.dtype([("threshold", "<f4"), ("feature", "<u2"), ("right", "<u2")])
 """The compiled evaluation's node (``_forest_c.forest_raw``): 8 bytes. Trees are laid out
@@ -105,7 +103,7 @@ class Forest:
         n = X.shape[0]
         if X.ndim != 2 or X.shape[1] < self.n_features:
             raise ValueError(f"expected rows of at least {self.n_features} features, got {X.shape}")
-        if compiled is not None and self._packed is not None:
+        if self._packed is not None:
             out = np.zeros(n)
             nodes, value, roots = self._packed
             compiled.forest_raw(

@@ -31,16 +31,12 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate
 
 import numpy as np
 
+from blockdex import _items_c as compiled
 from blockdex.errors import check_minimums
 from blockdex.page import Block, ItemList, Page
-from blockdex.speedups import twin
-
-compiled = twin(__name__)
-"""This module's compiled twin (``blockdex/_items_c.pyx``), or None: then the Python code runs."""
 
 ITEM_TAGS_EXCLUDED = frozenset(
     {
@@ -92,102 +88,44 @@ def word_count(text: str) -> int:
     return text.count(" ") + 1 if text else 0
 
 
+def _read(found: object) -> object:
+    """What a compiled reader of the blocks' slots found; it finds None when the blocks are not
+    all of one class with :class:`~blockdex.page.Block`'s slots."""
+    if found is None:
+        raise TypeError("item lists are found in blockdex.page.Block objects of one class")
+    return found
+
+
 def _word_prefix(blocks: Sequence[Block]) -> list[int]:
-    """The words before each block, and in all (:func:`word_count`; ``len(blocks) + 1``)."""
-    if compiled is not None:
-        found = compiled.word_prefix(blocks)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
-    return [0, *accumulate(word_count(b.text) for b in blocks)]
+    """The words before each block, and in all (:func:`word_count`; ``len(blocks) + 1``),
+    counted in C (``_items_c.word_prefix``)."""
+    return _read(compiled.word_prefix(blocks))  # type: ignore[return-value]
 
 
 def block_words(blocks: Sequence[Block]) -> np.ndarray:
-    """Each block's :func:`word_count`, as floats, from :func:`_word_prefix` (compiled when
-    built)."""
+    """Each block's :func:`word_count`, as floats, from :func:`_word_prefix`."""
     return np.diff(np.asarray(_word_prefix(blocks), dtype=np.float64))
-
-
-def _scope_tag(block: Block, k: int) -> str:
-    """The tag of ``block.scope[k]``: ``Block.path`` holds the same elements' tags, aligned at
-    the block's end (both keep the nearest ancestors)."""
-    tags = block.path.split(">")
-    at = len(tags) - len(block.scope) + k
-    return tags[at] if 0 <= at < len(tags) else ""
 
 
 def _children(blocks: Sequence[Block]) -> dict[int, dict[int, tuple[int, int, int]]]:
     """Parent element id → {child element id: (first block position, a block inside it, the
     child's position in that block's scope)}, from consecutive blocks that part below a shared
-    element. Signatures are read later, for parents with enough children only."""
-    if compiled is not None:
-        found = compiled.children(blocks)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
-    children: dict[int, dict[int, tuple[int, int, int]]] = {}
-    prev: Block | None = None
-    prev_pos = 0
-    prev_ids: set[int] = set()
-    for pos, b in enumerate(blocks):
-        sc = b.scope
-        if b.source != "dom" or not sc:
-            prev = None
-            continue
-        if prev is not None:
-            j = len(sc) - 1
-            while j >= 0 and sc[j] not in prev_ids:
-                j -= 1
-            if 0 <= j < len(sc) - 1:
-                parent = sc[j]
-                kids = children.get(parent)
-                if kids is None:
-                    kids = children[parent] = {}
-                    ps = prev.scope
-                    i = ps.index(parent)
-                    if i + 1 < len(ps):  # the previous block's child is the first one seen
-                        child = ps[i + 1]
-                        start = prev_pos
-                        while start > 0 and child in blocks[start - 1].scope:
-                            start -= 1
-                        kids[child] = (start, prev_pos, i + 1)
-                if sc[j + 1] not in kids:
-                    kids[sc[j + 1]] = (pos, pos, j + 1)
-        prev, prev_pos = b, pos
-        prev_ids = set(sc)
-    return children
+    element (``_items_c.children``: the blocks' scope ids numbered into C arrays, the deepest
+    shared element of two blocks found by comparing integers). Signatures are read later, for
+    parents with enough children only."""
+    return _read(compiled.children(blocks))  # type: ignore[return-value]
 
 
 def _candidate_children(
     blocks: Sequence[Block], cfg: ItemConfig
 ) -> list[tuple[int, list[tuple[int, int, str, str]]]]:
     """Each parent with at least ``cfg.min_items`` children that may be items, with those
-    children in order as ``(first block, last block, tag, class attribute)``."""
+    children in order as ``(first block, last block, tag, class attribute)``: a child whose
+    tag is in ITEM_TAGS_EXCLUDED is left out, and a child's last block is the one before the
+    next child's first (the last child's: the last block inside it)."""
     kids_of = _children(blocks)
-    if compiled is not None:
-        found = compiled.candidate_children(blocks, kids_of, ITEM_TAGS_EXCLUDED, cfg.min_items)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
-    n = len(blocks)
-    out = []
-    for parent, kids in kids_of.items():
-        if len(kids) < cfg.min_items:
-            continue
-        order = sorted(kids.items(), key=lambda kv: kv[1][0])
-        kept = []
-        for k, (child, (first, at, depth)) in enumerate(order):
-            b = blocks[at]
-            tag = _scope_tag(b, depth)
-            if tag in ITEM_TAGS_EXCLUDED:  # never an item: nothing more to read
-                continue
-            if k + 1 < len(order):
-                last = order[k + 1][1][0] - 1
-            else:
-                last = first
-                while last + 1 < n and child in blocks[last + 1].scope:
-                    last += 1
-            kept.append((first, last, tag, b.scope_attrs[depth]))
-        if len(kept) >= cfg.min_items:
-            out.append((parent, kept))
-    return out
+    found = compiled.candidate_children(blocks, kids_of, ITEM_TAGS_EXCLUDED, cfg.min_items)
+    return _read(found)  # type: ignore[return-value]
 
 
 def find_item_lists(blocks: Sequence[Block], cfg: ItemConfig = DEFAULT_ITEMS) -> list[ItemList]:
@@ -308,7 +246,7 @@ def _slot(block: Block, parent: int, depth: int) -> tuple[str, ...]:
         at = sc.index(parent) + depth + 1
     except ValueError:  # the list's parent lies beyond the nearest ancestors a block keeps
         return ("?", block.tag)
-    # the tags of the scope's elements (:func:`_scope_tag`), the path split once
+    # the tags of the scope's elements: Block.path holds them, aligned at the block's end
     tags = block.path.split(">")
     shift = len(tags) - len(sc)
     attrs = block.scope_attrs

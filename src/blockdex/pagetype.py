@@ -39,26 +39,20 @@ from __future__ import annotations
 import json
 import math
 import re
-from bisect import bisect_right
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from itertools import accumulate, chain
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
 
+from blockdex import _pagetype_c as compiled
 from blockdex.errors import BlockdexError
 from blockdex.forest import Forest
 from blockdex.page import Block, Page, PageType
-from blockdex.speedups import twin
-
-compiled = twin(__name__)
-"""This module's compiled twin (``blockdex/_pagetype_c.pyx``), or None: then the Python code runs."""
 
 PAGE_TYPES = ("article", "forum", "product", "collection", "listing", "documentation", "service")
 """The types the model tells apart (wcxb's seven), in the model's class order."""
@@ -402,62 +396,31 @@ def url_columns(url: str | None) -> tuple[float, ...]:
     return tuple(cols)
 
 
-def _trie_pattern(words: Sequence[str]) -> str:
-    """A regular expression matching any of ``words``, as a trie (``pri(?:ce|ces)?``): Python's
-    engine then tries a handful of first letters at each place instead of every word (three
-    times faster over class names), and prefers the longest word where two start at one place."""
-    trie: dict[str, Any] = {}
-    for w in words:
-        node = trie
-        for ch in w:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def pattern(node: dict[str, Any]) -> str:
-        alts = [re.escape(ch) + pattern(sub) for ch, sub in sorted(node.items()) if ch]
-        if not alts:
-            return ""
-        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return pattern(trie)
-
-
-_CLASS_WORD_RE = re.compile(_trie_pattern(CLASS_WORD_LIST))
-_CLASS_WORD_AT = {w: k for k, w in enumerate(CLASS_WORD_LIST)}
-
-
-@lru_cache(maxsize=65536)
-def _element_words(tokens: str) -> tuple[int, ...]:
-    """Positions in :data:`CLASS_WORD_LIST` of the words one element's (lower-cased) class, id,
-    role and itemprop tokens name."""
-    return tuple(_CLASS_WORD_AT[m.group()] for m in _CLASS_WORD_RE.finditer(tokens))
+def _compiled(found: Any, what: str) -> Any:
+    """What a compiled count found: None means it was not written for its input (blocks not of
+    one class with :class:`~blockdex.page.Block`'s slots, or a table of this module changed
+    without ``_pagetype_c.pyx``)."""
+    if found is None:
+        raise TypeError(
+            f"the page type's {what} read Block objects of one class and the tables "
+            "_pagetype_c.pyx was written for"
+        )
+    return found
 
 
 def _scope_counts(blocks: Sequence[Block]) -> Mapping[str, int]:
     """Each element's (non-empty) class/id tokens of ``Block.scope_attrs`` → how many blocks
     it encloses (once per place a block's scope holds it)."""
-    if compiled is not None:
-        found = compiled.scope_counts(blocks)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
-    counts = Counter(chain.from_iterable([b.scope_attrs for b in blocks]))
-    counts.pop("", None)
-    return counts
+    return _compiled(compiled.scope_counts(blocks), "scope counts")  # type: ignore[no-any-return]
 
 
 def _class_counts(scopes: Mapping[str, int]) -> list[int]:
     """How often each word of :data:`CLASS_WORD_LIST` is named in the elements' tokens
-    (:func:`_scope_counts`), each element counted once per block inside it."""
-    if compiled is not None:
-        found = compiled.class_counts(scopes, CLASS_WORD_LIST)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
-    counts = [0] * len(CLASS_WORD_LIST)
-    for tokens, n in scopes.items():
-        for k in _element_words(tokens):
-            counts[k] += n
-    return counts
+    (:func:`_scope_counts`), each element counted once per block inside it. The tokens are
+    scanned left to right for words of the list, the longest where two start at one place,
+    a match not overlapping the one before (in C: ``_pagetype_c.class_counts``)."""
+    found = compiled.class_counts(scopes, CLASS_WORD_LIST)
+    return _compiled(found, "class counts")  # type: ignore[no-any-return]
 
 
 def _class_columns(blocks: Sequence[Block]) -> list[float]:
@@ -524,9 +487,8 @@ _PRONOUN_GROUPS = tuple(k for k, words in enumerate(PRONOUNS.values()) for _ in 
 
 
 def _compiled_tables(cfg: PageTypeConfig) -> tuple[Any, ...]:
-    """What the compiled :func:`_block_sums` reads besides the blocks (it gives way to the
-    Python code when a pattern, the signs or the pronouns are not the ones it was written
-    for)."""
+    """What the compiled :func:`_block_sums` reads besides the blocks (it refuses a pattern,
+    signs or pronouns other than the ones it was written for)."""
     return (
         _TAG_CODES, len(TAG_SHARES), cfg.long_block_words, cfg.short_block_words,
         LABEL_MAX_CHARS, _LABEL_GROUP, len(LABELS), _label_key, PRICE_SIGNS, YEAR_RE.pattern,
@@ -535,66 +497,14 @@ def _compiled_tables(cfg: PageTypeConfig) -> tuple[Any, ...]:
 
 
 def _block_sums(blocks: Sequence[Block], cfg: PageTypeConfig) -> _BlockSums:
-    """One pass over the blocks' text, tag and link characters (compiled when built).
+    """One compiled pass over the blocks' text, tag and link characters
+    (``_pagetype_c.block_sums``).
 
     The texts are read as if joined by newlines: a pattern's matches are mapped back to the
     blocks, and a pronoun counts where it stands between two spaces in the joined text
     (lower-cased, a space added at each end; ``str.count``, so of ``we we`` only the first)."""
-    if compiled is not None:
-        found = compiled.block_sums(blocks, *_compiled_tables(cfg))
-        if found is not None:
-            return _BlockSums(*found)
-    texts = [b.text for b in blocks]
-    char_ends = [0, *accumulate(map(len, texts))]
-    tag_words = [0] * len(TAG_SHARES)
-    labels = [0] * len(LABELS)
-    h = [0] * 5
-    total = links = n_long = long_sum = n_short = linked = headlines = questions = 0
-    for b, t in zip(blocks, texts, strict=True):
-        w = len(t.split())
-        link = b.link_chars
-        total += w
-        links += link
-        if w >= cfg.long_block_words:
-            n_long += 1
-            long_sum += w
-        if w <= cfg.short_block_words:
-            n_short += 1
-        questions += "?" in t
-        if w >= 4 and 5 * link >= 4 * len(t):
-            headlines += 1
-        code = _TAG_CODES.get(b.tag, 0)
-        if code >= 8:
-            tag_words[(code >> 3) - 1] += w
-        kind = code & 7
-        if kind:
-            h[kind] += 1
-            if kind <= 3 and 2 * link >= len(t):
-                linked += 1
-        if len(t) <= LABEL_MAX_CHARS:
-            k = _LABEL_GROUP.get(_label_key(t))
-            if k is not None:
-                labels[k] += 1
-    # the texts joined once: each pattern is one scan, its matches mapped back to blocks
-    text = "\n".join(texts)
-    starts = [end + i for i, end in enumerate(char_ends[:-1])]
-    price_at = _matched_blocks(PRICE_RE, text, starts)
-    date_at = _matched_blocks(YEAR_RE, text, starts) + _matched_blocks(
-        RELATIVE_DATE_RE, text, starts
-    )
-    lower = f" {text.lower()} "
-    pronouns = [sum(lower.count(f" {w} ") for w in words) for words in PRONOUNS.values()]
-    return _BlockSums(
-        char_ends, total, links, n_long, long_sum, n_short, h[1], h[2], h[3], h[4],
-        tag_words, linked, headlines, questions, labels, len(price_at), sorted(set(price_at)),
-        len(date_at), len(set(date_at)), pronouns,
-    )  # fmt: skip
-
-
-def _matched_blocks(rx: re.Pattern[str], text: str, starts: Sequence[int]) -> list[int]:
-    """Positions of the blocks holding each match of ``rx`` in ``text`` (the blocks' texts
-    joined by newlines, block ``i`` starting at ``starts[i]``), one per match."""
-    return [bisect_right(starts, m.start()) - 1 for m in rx.finditer(text)]
+    found = compiled.block_sums(blocks, *_compiled_tables(cfg))
+    return _BlockSums(*_compiled(found, "block sums"))
 
 
 def _item_columns(

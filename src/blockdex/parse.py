@@ -12,18 +12,14 @@ import codecs
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import islice
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
+from blockdex import _parse_c as compiled
 from blockdex.errors import EmptyInput, NotHTML, PageTooLarge, check_minimums, setting_name
-from blockdex.speedups import lexbor, twin
-
-compiled = twin(__name__)
-"""This module's compiled twin (``blockdex/_parse_c.pyx``), or None: then the Python code runs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +101,6 @@ _META_CHARSET_RE = re.compile(
 )
 _HTTP_CHARSET_RE = re.compile(r"""charset\s*=\s*["']?([A-Za-z0-9_:.\-]{1,40})""", re.I)
 _TAG_RE = re.compile(r"<\s*[A-Za-z!?/]")
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 # WHATWG encoding-label aliases that differ from Python's codecs.
 _ENCODING_ALIASES = {
@@ -210,10 +205,7 @@ def check_html_text(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> None:
     if not text or text.isspace():  # (not text.strip(): no copy of the page)
         raise EmptyInput("input is empty: there is no HTML to extract from")
     n_sniff = min(len(text), limits.sniff_bytes)
-    if compiled is not None:
-        controls = compiled.count_controls(text, n_sniff)
-    else:
-        controls = len(_CONTROL_RE.findall(text, 0, n_sniff))
+    controls = compiled.count_controls(text, n_sniff)
     if controls > limits.max_control_ratio * max(n_sniff, 1):
         raise NotHTML(
             f"input looks like binary data ({controls} control characters in the first "
@@ -396,39 +388,13 @@ def _jsonld_metadata(
     return found
 
 
-_HEAD_SELECTOR = 'meta, link[rel], script[type="application/ld+json"], title, html, base[href]'
-
-
 def _meta_rows(tree: LexborHTMLParser) -> list[tuple[str | None, ...]]:
     """The page's meta, link[rel] and JSON-LD script elements, and its first title and html
     elements, in document order: ``("meta", property, name, itemprop, http-equiv, content)``,
     ``("link", rel, href)``, ``("ld+json", text)``, ``("title", text)``, ``("html", lang,
     xml:lang)`` or, for the first ``<base>`` with an href, ``("base", href)``."""
-    walks = lexbor(compiled)
     root = tree.root
-    if walks is not None and root is not None:  # one C walk instead of a CSS query and dicts
-        return walks.meta_elements(root.mem_id)
-    rows: list[tuple[str | None, ...]] = []
-    seen: set[str] = set()
-    for node in tree.css(_HEAD_SELECTOR):
-        a = node.attributes
-        tag = (node.tag or "").lower()
-        if tag == "link":
-            rows.append(("link", a.get("rel"), a.get("href")))
-        elif tag == "script":
-            rows.append(("ld+json", node.text(deep=True)))
-        elif tag == "meta":
-            keys = ("property", "name", "itemprop", "http-equiv", "content")
-            rows.append(("meta", *(a.get(k) for k in keys)))
-        elif tag not in seen:  # the first title, the first html, the first base
-            seen.add(tag)
-            if tag == "title":
-                rows.append(("title", node.text()))
-            elif tag == "base":
-                rows.append(("base", a.get("href")))
-            else:
-                rows.append(("html", a.get("lang"), a.get("xml:lang")))
-    return rows
+    return [] if root is None else compiled.meta_elements(root.mem_id)
 
 
 def read_metadata(
@@ -506,14 +472,14 @@ def _survey(
 ) -> tuple[bool, list, list, bool] | None:
     """One compiled walk after parsing: whether a raw-text element may have swallowed markup
     (:func:`repair_swallowed_markup`), the metadata rows (:func:`_meta_rows`), the scripts
-    for the cleaner and whether a math element is on the page; None without the compiled walk (each is then found on its own). With
-    ``check_depth``, the walk is also :func:`_has_deep_element`'s, and an element with
-    ``limits.max_depth`` element ancestors gives :data:`_TOO_DEEP`."""
-    walks = lexbor(compiled)
+    for the cleaner and whether a math element is on the page; None for a tree without a root
+    (each is then found on its own). With ``check_depth``, the walk is also
+    :func:`_has_deep_element`'s, and an element with ``limits.max_depth`` element ancestors
+    gives :data:`_TOO_DEEP`."""
     root = tree.root
-    if walks is None or root is None:
+    if root is None:
         return None
-    survey = walks.page_survey(
+    survey = compiled.page_survey(
         root.mem_id,
         _SWALLOWING,
         limits.swallowed_chars,
@@ -567,13 +533,12 @@ def parse_html(
     else:
         raise TypeError(f"html must be str or bytes, not {type(html).__name__}")
     check_html_text(text, limits)
-    if compiled.has_nul(text) if compiled is not None else "\x00" in text:
+    if compiled.has_nul(text):
         text = text.replace("\x00", "\ufffd")
-    # The depth check of parse_bounded is left to the survey walk when there is one (one walk
-    # over the tree instead of two); a page too deep for it is bounded and parsed again, which
-    # is what parse_bounded does.
-    survey_walk = lexbor(compiled) is not None
-    tree, text, warnings, depth_unchecked = _parse_first(text, limits, not survey_walk)
+    # The depth check of parse_bounded is left to the survey walk (one walk over the tree
+    # instead of two); a page too deep for it is bounded and parsed again, which is what
+    # parse_bounded does.
+    tree, text, warnings, depth_unchecked = _parse_first(text, limits, False)
     survey = _survey(tree, limits, scripts, depth_unchecked)
     if survey is _TOO_DEEP:
         text, warnings = bound_markup(text, limits)
@@ -682,27 +647,14 @@ is ~4x cheaper than the scan on real pages: the two wcxb pages (of the first 200
 16 237 ``<`` took 17 and 29 ms in the scan, 5 and 6 ms in lexbor."""
 
 
-@lru_cache(maxsize=4)
-def _depth_selector(max_depth: int) -> str:
-    return "*" + " > *" * max_depth  # an element with max_depth element ancestors
-
-
-@lru_cache(maxsize=4)
-def _long_tag_re(max_attributes: int) -> re.Pattern[str]:
-    return re.compile(rf"<[A-Za-z][^<>]{{{max_attributes},}}")
-
-
 def _tag_count_and_crowding(text: str, max_attributes: int) -> tuple[int, bool]:
     """``text.count("<")``, and whether a tag may carry more than ``max_attributes`` attributes
     (over-counts, never under: an attribute takes at least one character, and the tag name
     counts as one). The second is only looked for when the count is at most
     PARSE_FIRST_MAX_TAGS: pages with more tags are bounded by the scan anyway."""
-    if compiled is not None:  # one pass; attributes counted only where name runs allow too many
-        n_lt, spans = compiled.tag_scan(text, max_attributes)
-        tags: Iterable[str] = (text[i:j] for i, j in spans)
-    else:
-        n_lt = text.count("<")
-        tags = (m.group() for m in _long_tag_re(max_attributes).finditer(text))
+    # one pass; attributes counted only where name runs allow too many
+    n_lt, spans = compiled.tag_scan(text, max_attributes)
+    tags = (text[i:j] for i, j in spans)
     if n_lt > PARSE_FIRST_MAX_TAGS:
         return n_lt, False
     # more than max_attributes matches: stop at the first one past it (a long false "tag" in a
@@ -714,11 +666,8 @@ def _tag_count_and_crowding(text: str, max_attributes: int) -> tuple[int, bool]:
 
 def _has_deep_element(tree: LexborHTMLParser, max_depth: int) -> bool:
     """Whether an element of ``tree`` has ``max_depth`` element ancestors."""
-    walks = lexbor(compiled)
-    if walks is not None:  # a walk over lexbor's nodes in C
-        root = tree.root
-        return root is not None and walks.has_deep_element(root.mem_id, max_depth)
-    return tree.css_first(_depth_selector(max_depth)) is not None
+    root = tree.root
+    return root is not None and compiled.has_deep_element(root.mem_id, max_depth)
 
 
 def parse_bounded(
@@ -756,9 +705,7 @@ def _lexbor_parse(text: str) -> LexborHTMLParser:
     """``LexborHTMLParser(text)``: selectolax encodes text with ``text.encode("utf-8",
     "ignore")`` and parses the bytes; the compiled encoder gives the same bytes, 4x faster on
     the usual two-byte page text (bytes are parsed as they are)."""
-    if compiled is not None:
-        return LexborHTMLParser(compiled.utf8_ignore(text))
-    return LexborHTMLParser(text)
+    return LexborHTMLParser(compiled.utf8_ignore(text))
 
 
 def _tag_end(text: str, pos: int) -> int:
@@ -915,13 +862,11 @@ def repair_swallowed_markup(
     right before the first markup inside it, which is what its author meant. ``suspected``: the
     caller's walk already found such an element with enough text (the check is not repeated).
     """
-    walks = lexbor(compiled)
     root = tree.root
     if (  # one walk in C rules out most pages: no such element holds that much text
         not suspected
-        and walks is not None
         and root is not None
-        and not walks.swallow_suspects(root.mem_id, _SWALLOWING, limits.swallowed_chars)
+        and not compiled.swallow_suspects(root.mem_id, _SWALLOWING, limits.swallowed_chars)
     ):
         return None
     for node in tree.css(",".join(SWALLOWING_TAGS)):

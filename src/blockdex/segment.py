@@ -33,7 +33,6 @@ import contextlib
 import functools
 import html as html_lib
 import re
-import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
@@ -41,17 +40,14 @@ from urllib.parse import urljoin, urlsplit
 
 from selectolax.lexbor import LexborNode
 
+from blockdex import _segment_c as compiled
 from blockdex import pagetype
 from blockdex.cjk import WORD_PATTERN
 from blockdex.errors import check_minimums, setting_name
 from blockdex.items import find_item_lists
 from blockdex.page import Block, Page, PageFacts
 from blockdex.parse import Document, parse_bounded
-from blockdex.speedups import lexbor, twin
 from blockdex.units import find_primary, page_units
-
-compiled = twin(__name__)
-"""This module's compiled twin (``blockdex/_segment_c.pyx``), or None: then the Python code runs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,16 +172,13 @@ BLOCK_TAGS = frozenset(
         "option",
     ]
 )
-BLOCK_SELECTOR = ",".join(sorted(BLOCK_TAGS))
 ROW_INNER_TAGS = BLOCK_TAGS - {"tr", "td", "th"}
 """Block elements that make a table row a layout row (walked like divs), not an atomic one."""
-_ROW_INNER_BLOCK_SELECTOR = ",".join(sorted(ROW_INNER_TAGS))
 NESTED_TABLE_TAGS = frozenset({"table", "thead", "tbody", "tfoot", "caption"})
 """The block elements a *grid row* holds besides rows and cells: a row whose cells hold nested
 tables and no other block content. Its cells are walked like divs (each nested table's rows are
 blocks of their own), but the blocks keep the outer table, row and cell in their chain, so the
 writers can put the row together again (Markdown flattens the nested table into the cell)."""
-_ROW_LAYOUT_SELECTOR = ",".join(sorted(ROW_INNER_TAGS - NESTED_TABLE_TAGS))
 HEADING_TAGS = frozenset(HEADINGS)
 # Elements whose nesting the assembler rebuilds (lists, tables, quotes, headings …).
 STRUCTURAL_TAGS = frozenset(
@@ -388,7 +381,7 @@ def _image_attributes(
     "figcaption")`` when the caption is its figure's ``<figcaption>`` (absorbed: no block of its
     own), which Markdown keeps when it leaves images out (:attr:`SegmentConfig.images`), and the
     ``width`` it declares in pixels, when it does (of an image's variants, the writers keep the
-    largest: :func:`blockdex.assemble.image_variants`). Both walks call this."""
+    largest: :func:`blockdex.assemble.image_variants`). The compiled walk calls this."""
     out: tuple[tuple[str, str], ...] = (("src", src), ("alt", caption))
     if from_figure:
         out += (("caption", "figcaption"),)
@@ -447,23 +440,15 @@ def count_tokens(text: str) -> int:
 def _count_tokens_upto(text: str, limit: int) -> int:
     """:func:`count_tokens`, but stops counting past ``limit`` (no token list for huge texts):
     a count above ``limit`` is some number above it."""
-    if compiled is not None:  # the same tokens counted in C, ``limit + 1`` once past the limit
-        return compiled.count_tokens_upto(text, limit)
-    if len(text) <= 64 * limit:
-        return len(_TOKEN_RE.findall(text))
-    n = 0
-    for _ in _TOKEN_RE.finditer(text):
-        n += 1
-        if n > limit:
-            break
-    return n
+    return compiled.count_tokens_upto(text, limit)  # ``limit + 1`` once past the limit
 
 
 _SQUASH_WINDOW = 1 << 18  # characters squashed at a time in huge texts
 
 
 def _squash_ws(s: str) -> str:
-    """Runs of whitespace as one space, ends stripped.
+    """Runs of whitespace as one space, ends stripped (the compiled walk's squash hands texts
+    longer than ``_SQUASH_WINDOW`` to this).
 
     Huge texts go window by window (cut at whitespace): a 20 MB text node as one word list, or
     through ``re.sub``, peaks at ~15x its size in short-lived strings.
@@ -485,7 +470,7 @@ def _squash_ws(s: str) -> str:
 def squash_breaks(text: str) -> str:
     """A run's text squashed as :func:`_squash_ws` squashes it, but for its breaks
     (:data:`BREAK_MARK`): one between two pieces of text is a :data:`LINE_BREAK`, two or more a
-    :data:`PARAGRAPH_BREAK`; breaks at either end are dropped. Both walks call this."""
+    :data:`PARAGRAPH_BREAK`; breaks at either end are dropped. The compiled walk calls this."""
     out: list[str] = []
     last = -1
     for i, piece in enumerate(text.split(BREAK_MARK)):
@@ -518,163 +503,13 @@ def _cut(text: str, max_chars: int) -> list[str]:
     return pieces
 
 
-def _own_attr_tokens(node: LexborNode) -> str:
-    """Lower-cased class, id, role and itemprop values of an element (feature tokens)."""
-    a = node.attrs
-    parts = [v for v in (a.get("class"), a.get("id"), a.get("role"), a.get("itemprop")) if v]
-    if not parts:
-        return ""
-    joined = " ".join(parts) if len(parts) > 1 else parts[0]
-    return joined[:200].lower()
-
-
-class _Frame:
-    """A block-level element being walked: collects its current inline run."""
-
-    __slots__ = (
-        "_attrs",
-        "_own",
-        "_scope_attrs",
-        "chain",
-        "head",
-        "html",
-        "inline_stack",
-        "language",
-        "link_chars",
-        "mode",
-        "n_links",
-        "node",
-        "parent",
-        "path",
-        "scope",
-        "tag",
-        "text",
-    )
-
-    def __init__(
-        self,
-        tag: str,
-        chain: tuple[tuple[str, int], ...],
-        mode: str,
-        path: tuple[str, ...],
-        node: LexborNode,
-        parent: _Frame | None,
-        scope: tuple[int, ...],
-    ) -> None:
-        self.tag = tag
-        self.path = path
-        self.scope = scope
-        self.node = node
-        self.parent = parent
-        self._attrs: tuple[str, ...] | None = None
-        self._own: str | None = None
-        self._scope_attrs: tuple[str, ...] | None = None
-        self.chain = chain
-        self.mode = mode  # "flow", "pre", "row", or "grid" and "cell" (a grid row and its cells)
-        self.head = 0  # a row's cells so far: 1 all <th>, -1 some <td>, 0 none yet
-        self.html: list[str] = []
-        self.text: list[str] = []
-        self.inline_stack: list[str] = []
-        self.language = ""
-        """The language of the code a ``<pre>`` frame holds (:func:`_pre_language`)."""
-        self.link_chars = 0
-        self.n_links = 0
-
-    def attrs(self, levels: int) -> tuple[str, ...]:
-        """Class/id tokens of this frame and its nearest ancestors, computed once per frame.
-
-        Lazy because reading attributes is the walk's most expensive step and most wrapper
-        elements never hold a block."""
-        return self._nearest_tokens("_attrs", levels)
-
-    def own(self) -> str:
-        """This element's class/id tokens, read once."""
-        if self._own is None:
-            self._own = _own_attr_tokens(self.node)
-        return self._own
-
-    def scope_attrs(self, levels: int) -> tuple[str, ...]:
-        """Class/id tokens of the elements of ``scope`` (built as ``scope`` is, with
-        ``levels`` the path levels), computed once per frame as :meth:`attrs` is."""
-        return self._nearest_tokens("_scope_attrs", levels)
-
-    def _nearest_tokens(self, cache: str, levels: int) -> tuple[str, ...]:
-        """The ``own()`` tokens of this frame and its ``levels - 1`` nearest ancestors, kept in
-        the slot ``cache`` of each frame on the way. Iterative: deep nesting cannot recurse."""
-        got: tuple[str, ...] | None = getattr(self, cache)
-        if got is not None:
-            return got
-        todo: list[_Frame] = []
-        f: _Frame | None = self
-        while f is not None and getattr(f, cache) is None:
-            todo.append(f)
-            f = f.parent
-        base: tuple[str, ...] = getattr(f, cache) if f is not None else ()
-        for g in reversed(todo):
-            base = (*base[1 - levels :], g.own())
-            setattr(g, cache, base)
-        return base
-
-    def ancestry(self, levels: int) -> tuple[str, str]:
-        """Tag path and class/id tokens of this frame and its nearest ancestors."""
-        return ">".join(self.path), " | ".join(a for a in self.attrs(levels) if a)
-
-    def reset_run(self) -> None:
-        self.html = [f"<{t}>" for t in self.inline_stack] if self.inline_stack else []
-        self.text = []
-        self.link_chars = 0
-        self.n_links = 0
-
-
-@dataclass(slots=True)
-class _RawBlock:
-    tag: str
-    html: str
-    text: str
-    chain: tuple[tuple[str, int], ...]
-    path: str
-    attrs: str
-    depth: int
-    link_chars: int
-    n_links: int
-    attributes: tuple[tuple[str, str], ...] = ()
-    source: str = "dom"
-    scope: tuple[int, ...] = ()
-    scope_attrs: tuple[str, ...] = ()
-
-
-def _row_mode(node: LexborNode) -> str | None:
-    """How a table row is walked: ``"row"`` (atomic: its cells hold only inline content, one
-    block), ``"grid"`` (its cells hold nested tables and no other block content: see
-    :data:`NESTED_TABLE_TAGS`) or None (a layout row, walked like a div)."""
-    if node.css_first(_ROW_INNER_BLOCK_SELECTOR) is None:
-        return "row"
-    if node.css_first(_ROW_LAYOUT_SELECTOR) is None:
-        return "grid"
-    return None
-
-
 def _escape(s: str) -> str:
     if "<" in s or ">" in s or "&" in s:
         return html_lib.escape(s, quote=False)
     return s
 
 
-# Exit actions recorded per entered element.
-_EXIT_NONE, _EXIT_FRAME, _EXIT_CELL, _EXIT_TABLE, _EXIT_KEPT, _EXIT_LINK, _EXIT_HREF = range(7)
 _PRE_TAGS = frozenset({"pre", "xmp", "listing", "plaintext"})
-_GRID_MODES = ("grid", "cell")  # frames that stay in their children's chains
-_BREAKING_MODES = ("flow", "cell")
-"""Frames whose text keeps its ``<br>`` breaks (:func:`squash_breaks`). A table row's text is
-one line (its cells apart by `` | ``) and ``<pre>`` keeps every newline as it is."""
-
-
-def _keeps_breaks(mode: str, tag: str) -> bool:
-    """Whether a ``<br>`` in a frame of ``mode`` and ``tag`` is a break its text keeps: in
-    :data:`_BREAKING_MODES`, except in a heading, which names its section on one line."""
-    return mode in _BREAKING_MODES and tag not in HEADING_TAGS
-
-
 CODE_LANGUAGE_ATTRIBUTES = ("data-lang", "data-language")
 """Attributes in which a code block, or an element around it, names its language."""
 _LANG_CLASS_RE = re.compile(
@@ -691,361 +526,13 @@ NOT_LANGUAGES = frozenset({"default", "none", "nohighlight", "no-highlight", "au
 def code_language(classes: str | None, declared: str | None) -> str:
     """The language an element declares for the code in it, lower-cased: from its class
     (:data:`_LANG_CLASS_RE`), else from ``declared`` (its ``data-lang``); '' when it names none
-    (:data:`NOT_LANGUAGES`). Both walks call this."""
+    (:data:`NOT_LANGUAGES`). The compiled walk calls this."""
     found = [m.group(1) for m in _LANG_CLASS_RE.finditer(classes)] if classes else []
     for lang in (*found, (declared or "").strip()):
         lang = lang.lower()
         if lang not in NOT_LANGUAGES and _LANG_NAME_RE.fullmatch(lang):
             return lang
     return ""
-
-
-def _element_language(node: LexborNode) -> str:
-    """:func:`code_language` of an element's class and ``data-lang``/``data-language``."""
-    a = node.attrs
-    return code_language(
-        a.get("class"), next((v for k in CODE_LANGUAGE_ATTRIBUTES if (v := a.get(k))), None)
-    )
-
-
-def _pre_language(node: LexborNode, levels: int) -> str:
-    """The language of a ``<pre>``: its own, else that of the nearest of ``levels`` elements
-    around it that declares one (:attr:`SegmentConfig.max_language_levels`)."""
-    up: LexborNode | None = node
-    for _ in range(levels + 1):
-        if up is None or not up.tag or up.tag[0] in "-_!#":  # the document: no element
-            break
-        lang = _element_language(up)
-        if lang:
-            return lang
-        up = up.parent
-    return ""
-
-
-class _Walker:
-    """One pass over a DOM subtree that emits raw blocks in reading order."""
-
-    def __init__(
-        self,
-        cfg: SegmentConfig,
-        source: str,
-        id_offset: int = 0,
-        deadline: float | None = None,
-        base: str = "",
-    ) -> None:
-        self.cfg = cfg
-        self.base = base
-        """The address links and images are resolved against ('' when unknown)."""
-        self.link_base = base if cfg.links else None
-        """Links are kept (:attr:`SegmentConfig.links`) and resolved against this; None: not."""
-        self.deadline = deadline
-        self.timed_out = False
-        self.source = source
-        self.id_offset = id_offset
-        self.out: list[_RawBlock] = []
-        self.frames: list[_Frame] = []
-        self.link_depth = 0
-        self.depth = 0
-        self.table_ids: list[int] = []
-        self.exits: list[tuple[int, str]] = []
-        self.absorbed: set[int] = set()
-        """Figcaptions already written as an image's caption: not repeated as blocks."""
-
-    # -- emitting ------------------------------------------------------------------------------
-    def _flush(self, frame: _Frame) -> None:
-        if not frame.text:
-            if frame.html:
-                frame.reset_run()
-            return
-        text_raw = "".join(frame.text)
-        if frame.mode == "pre":
-            text = text_raw.strip("\n")
-            has_text = bool(text.strip())
-        else:
-            text = squash_breaks(text_raw) if BREAK_MARK in text_raw else _squash_ws(text_raw)
-            has_text = bool(text)
-        if has_text:
-            html = ""
-            if self.cfg.markup:
-                for t in reversed(frame.inline_stack):
-                    frame.html.append(f"</{t}>")
-                html = "".join(frame.html)
-                if frame.mode != "pre":
-                    html = _squash_ws(html)
-            path, attrs = frame.ancestry(self.cfg.max_attr_levels)
-            self.out.append(
-                _RawBlock(
-                    tag=frame.tag,
-                    html=html,
-                    text=text,
-                    chain=frame.chain,
-                    path=path,
-                    attrs=attrs,
-                    depth=self.depth,
-                    link_chars=frame.link_chars,
-                    n_links=frame.n_links,
-                    attributes=(
-                        (("language", frame.language),)
-                        if frame.language
-                        else HEADER_ROW
-                        if frame.head == 1
-                        else ()
-                    ),
-                    source=self.source,
-                    scope=frame.scope,
-                    scope_attrs=frame.scope_attrs(self.cfg.max_path_levels),
-                )
-            )
-        frame.reset_run()
-
-    def _figcaption(self, node: LexborNode) -> str:
-        """The caption of the ``<figure>`` holding ``node``, absorbed so it is not repeated."""
-        figure = node.parent
-        for _ in range(self.cfg.max_figure_levels):
-            if figure is None or figure.tag == "figure":
-                break
-            figure = figure.parent
-        if figure is None or figure.tag != "figure":
-            return ""
-        cap = figure.css_first("figcaption")
-        if cap is None or cap.mem_id in self.absorbed:
-            return ""  # no caption, or already given (before the image, or to another image)
-        self.absorbed.add(cap.mem_id)
-        return " ".join(cap.text(deep=True, separator=" ").split())
-
-    def _image(self, node: LexborNode) -> None:
-        attrs = node.attributes
-        caption = (attrs.get("alt") or attrs.get("title") or "").strip()
-        if not self.frames:
-            return
-        from_figure = not caption
-        if from_figure:
-            caption = self._figcaption(node)
-        if not caption:
-            return
-        # caption is stripped: squashing its whitespace is re.sub(r"\s+", " ", caption)
-        caption = _squash_ws(caption)[: self.cfg.max_caption_chars]
-        sources = []
-        up = node.parent
-        if up is not None and up.tag == "picture":
-            for sib in up.iter(include_text=False):
-                if sib.tag == "source":
-                    a = sib.attrs
-                    sources.append(a.get("srcset") or a.get("data-srcset") or "")
-        src = image_source({k: attrs.get(k) for k in IMAGE_ATTRIBUTES}, sources, self.base)
-        if src is None:
-            return
-        parent = self.frames[-1]
-        self._flush(parent)
-        node_id = node.mem_id - self.id_offset
-        path, ancestor_attrs = parent.ancestry(self.cfg.max_attr_levels)
-        self.out.append(
-            _RawBlock(
-                tag="img",
-                html=(
-                    html_lib.escape(f"image: {src}, caption: {caption}", quote=False)
-                    if self.cfg.markup
-                    else ""
-                ),
-                text=caption,
-                chain=(*parent.chain, ("img", node_id)),
-                path=f"{path}>img",
-                attrs=ancestor_attrs,
-                depth=self.depth + 1,
-                link_chars=len(caption) if self.link_depth else 0,
-                n_links=1 if self.link_depth else 0,
-                attributes=_image_attributes(src, caption, from_figure, attrs.get("width")),
-                source=self.source,
-                scope=(*parent.scope[1 - self.cfg.max_path_levels :], node_id),
-                scope_attrs=(
-                    *parent.scope_attrs(self.cfg.max_path_levels)[1 - self.cfg.max_path_levels :],
-                    _own_attr_tokens(node),
-                ),
-            )
-        )
-
-    def _push_frame(self, node: LexborNode, tag: str, mode: str) -> None:
-        parent = self.frames[-1] if self.frames else None
-        node_id = node.mem_id - self.id_offset
-        if parent is not None:
-            self._flush(parent)
-            chain = parent.chain
-            path = (*parent.path[1 - self.cfg.max_path_levels :], tag)
-            scope = (*parent.scope[1 - self.cfg.max_path_levels :], node_id)
-            # The parent's own element stays in the chain only if it is structural, or a grid
-            # row or one of its cells (see NESTED_TABLE_TAGS).
-            if chain and chain[-1][0] not in STRUCTURAL_TAGS and parent.mode not in _GRID_MODES:
-                chain = chain[:-1]
-            if parent.mode == "pre":
-                mode = "pre"
-            elif parent.mode == "grid" and tag in CELL_TAGS:
-                mode = "cell"
-        else:
-            chain = ()
-            path = (tag,)
-            scope = (node_id,)
-        if (mode == "row" or mode == "grid" or tag == "caption") and self.table_ids:
-            chain = (*chain, ("table", self.table_ids[-1]))
-        frame = _Frame(tag, (*chain, (tag, node_id)), mode, path, node, parent, scope)
-        if mode == "pre":
-            frame.language = (
-                parent.language
-                if parent is not None and parent.mode == "pre"
-                else _pre_language(node, self.cfg.max_language_levels)
-            )
-        self.frames.append(frame)
-
-    # -- walking -------------------------------------------------------------------------------
-    def enter(self, node: LexborNode) -> bool:
-        """Handle entering ``node``; return True when its children should be walked."""
-        tag = node.tag
-        frames = self.frames
-        if tag == "-text":
-            s = node.text_content
-            if s and frames:
-                frame = frames[-1]
-                frame.text.append(s)
-                frame.html.append(_escape(s))
-                if self.link_depth:
-                    frame.link_chars += len(s.strip())
-            return False
-        if tag is None or tag[0] in "-_!#":
-            return False  # comments, doctype, processing instructions
-        frame = frames[-1] if frames else None
-        if frame is not None and frame.mode == "row" and tag in CELL_TAGS:
-            frame.head = 1 if tag == "th" and frame.head >= 0 else -1
-            attrs = node.attrs
-            frame.html.append(cell_open(tag, attrs.get("colspan"), attrs.get("rowspan")))
-            if frame.text:
-                frame.text.append(" | ")
-            self.exits.append((_EXIT_CELL, tag))
-            return True
-        if tag in BLOCK_TAGS:
-            if tag == "figcaption":
-                if node.mem_id in self.absorbed:
-                    return False
-                self.absorbed.add(node.mem_id)  # shown here: no image may repeat it later
-            if tag == "table":
-                self.table_ids.append(node.mem_id - self.id_offset)
-                self._push_frame(node, tag, "flow")
-                self.exits.append((_EXIT_TABLE, tag))
-                return True
-            if tag == "tr":
-                if frame is not None and frame.mode == "row":
-                    self.exits.append((_EXIT_NONE, tag))
-                    return True
-                mode = _row_mode(node)
-                if mode is not None:
-                    self._push_frame(node, "tr", mode)
-                    self.exits.append((_EXIT_FRAME, tag))
-                    return True
-            self._push_frame(node, tag, "pre" if tag in _PRE_TAGS else "flow")
-            self.exits.append((_EXIT_FRAME, tag))
-            return True
-        if tag == "br":
-            if frame is not None:
-                frame.text.append(BREAK_MARK if _keeps_breaks(frame.mode, frame.tag) else "\n")
-                frame.html.append("<br>")
-            return False
-        if tag == "img":
-            self._image(node)
-            return False
-        if frame is None:
-            self.exits.append((_EXIT_NONE, tag))
-            return True
-        kept = KEPT_INLINE.get(tag)
-        if kept is not None:
-            if kept == "code" and frame.mode == "pre":
-                frame.language = _element_language(node) or frame.language
-            frame.html.append(f"<{kept}>")
-            frame.inline_stack.append(kept)
-            self.exits.append((_EXIT_KEPT, kept))
-            return True
-        if tag == "a":
-            self.link_depth += 1
-            frame.n_links += 1
-            marker = None
-            if self.link_base is not None:
-                marker = link_open(node.attrs.get("href"), self.link_base)
-            if marker is not None:
-                frame.html.append(marker)
-                self.exits.append((_EXIT_HREF, tag))
-            else:
-                self.exits.append((_EXIT_LINK, tag))
-            return True
-        self.exits.append((_EXIT_NONE, tag))
-        return True
-
-    def exit(self) -> None:
-        kind, tag = self.exits.pop()
-        if kind == _EXIT_NONE:
-            return
-        if kind in (_EXIT_FRAME, _EXIT_TABLE):
-            frame = self.frames.pop()
-            self._flush(frame)
-            if kind == _EXIT_TABLE:
-                self.table_ids.pop()
-            return
-        if kind == _EXIT_LINK:
-            self.link_depth -= 1
-            return
-        if kind == _EXIT_HREF:
-            self.link_depth -= 1
-            if self.frames:
-                self.frames[-1].html.append("</a>")
-            return
-        frame = self.frames[-1] if self.frames else None
-        if frame is None:
-            return
-        if kind == _EXIT_CELL:
-            frame.html.append(f"</{tag}>")
-        elif kind == _EXIT_KEPT and frame.inline_stack and frame.inline_stack[-1] == tag:
-            frame.inline_stack.pop()
-            frame.html.append(f"</{tag}>")
-
-    def walk(self, root: LexborNode) -> None:
-        """Depth-first walk of ``root``'s subtree, root included, with explicit parent/sibling
-        moves (no recursion)."""
-        self._push_frame(root, root.tag or "body", "flow")
-        stop_id = root.mem_id
-        max_blocks = self.cfg.max_blocks
-        node = root.child
-        enter = self.enter
-        exit_ = self.exit
-        deadline = self.deadline
-        every = self.cfg.check_time_every
-        visited = 0
-        while node is not None:
-            if len(self.out) > max_blocks:
-                break
-            visited += 1
-            if deadline is not None and visited % every == 0 and time.perf_counter() > deadline:
-                self.timed_out = True
-                break
-            if enter(node):
-                self.depth += 1
-                child = node.child
-                if child is not None:
-                    node = child
-                    continue
-                self.depth -= 1
-                exit_()
-            while node is not None:
-                nxt = node.next
-                if nxt is not None:
-                    node = nxt
-                    break
-                parent = node.parent
-                if parent is None or parent.mem_id == stop_id:
-                    node = None
-                    break
-                self.depth -= 1
-                exit_()
-                node = parent
-        while self.exits:
-            exit_()
-        while self.frames:
-            self._flush(self.frames.pop())
 
 
 def _pieces(text: str, sep_re: re.Pattern[str]) -> Iterator[str]:
@@ -1230,24 +717,21 @@ def _split_links(html: str, text: str, parts: list[str]) -> list[str] | None:
     return out
 
 
-def _number_blocks(
-    raw: list[_RawBlock] | list[Block], cfg: SegmentConfig
-) -> tuple[list[Block], bool]:
+def _number_blocks(raw: list[Block], cfg: SegmentConfig) -> tuple[list[Block], bool]:
     """Number the raw blocks, splitting long ones; returns ``(blocks, complete)``.
 
     Stops at ``cfg.max_blocks`` blocks; ``complete`` is False when that dropped some.
     """
-    _block_from_raw = compiled.block_from_raw if compiled is not None else _python_block_from_raw
     blocks: list[Block] = []
     split_id = 0
     complete = True
     short_chars = cfg.min_chars_per_token * cfg.max_block_tokens
     at = 0
     while at < len(raw):
-        if compiled is not None:  # the runs of short blocks in one compiled call
-            at = compiled.number_run(Block, raw, at, short_chars, cfg.max_blocks, blocks)
-            if at >= len(raw):
-                break
+        # the runs of short blocks in one compiled call
+        at = compiled.number_run(Block, raw, at, short_chars, cfg.max_blocks, blocks)
+        if at >= len(raw):
+            break
         rb = raw[at]
         at += 1
         if len(blocks) >= cfg.max_blocks:
@@ -1307,27 +791,8 @@ def _number_blocks(
                 if not complete:
                     return blocks, False
                 continue
-        blocks.append(_block_from_raw(Block, len(blocks), rb))
+        blocks.append(compiled.block_from_raw(Block, len(blocks), rb))
     return blocks, True
-
-
-def _python_block_from_raw(cls: type[Block], index: int, rb: _RawBlock) -> Block:
-    return cls(
-        index=index,
-        tag=rb.tag,
-        html=rb.html,
-        text=rb.text,
-        chain=rb.chain,
-        path=rb.path,
-        attrs=rb.attrs,
-        depth=rb.depth,
-        link_chars=rb.link_chars,
-        n_links=rb.n_links,
-        source=rb.source,
-        attributes=rb.attributes,
-        scope=rb.scope,
-        scope_attrs=rb.scope_attrs,
-    )
 
 
 def _walk(
@@ -1337,19 +802,13 @@ def _walk(
     id_offset: int = 0,
     deadline: float | None = None,
     base: str = "",
-) -> tuple[list[_RawBlock] | list[Block], bool]:
+) -> tuple[list[Block], bool]:
     """The raw blocks of ``root``'s subtree (root included) and whether the deadline hit.
 
-    Uses the compiled walk (``_segment_c.walk``, the same rules over lexbor's nodes) when it
-    is built and reads this selectolax's tree correctly: its raw blocks are ``Block`` objects
-    whose index :func:`_number_blocks` sets. :class:`_Walker` (``_RawBlock``) otherwise.
+    The walk is compiled (``_segment_c.walk``, over lexbor's nodes): its raw blocks are
+    ``Block`` objects whose index :func:`_number_blocks` sets.
     """
-    walks = lexbor(compiled)
-    if walks is not None:
-        return walks.walk(root.mem_id, cfg, source, id_offset, deadline, Block, base)
-    walker = _Walker(cfg, source, id_offset=id_offset, deadline=deadline, base=base)
-    walker.walk(root)
-    return walker.out, walker.timed_out
+    return compiled.walk(root.mem_id, cfg, source, id_offset, deadline, Block, base)  # type: ignore[no-any-return]
 
 
 def segment_document(

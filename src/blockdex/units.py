@@ -43,15 +43,12 @@ from urllib.parse import unquote, urlsplit
 
 import numpy as np
 
+from blockdex import _units_c as compiled
 from blockdex.cjk import WORD_PATTERN
 from blockdex.errors import check_minimums
 from blockdex.features import stopwords
 from blockdex.items import item_units
 from blockdex.page import NO_PRIMARY, Block, ItemList, Page, Primary, Unit
-from blockdex.speedups import lexbor, twin
-
-compiled = twin(__name__)
-"""This module's compiled twin (``blockdex/_units_c.pyx``), or None: then the Python code runs."""
 
 HEADING_LEVELS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 ARTICLE_ITEMTYPE_RE = re.compile(r"(?:Article|Posting|Report)\b", re.I)
@@ -325,98 +322,19 @@ def _survey(
 ]:
     """The elements below ``root`` that may declare an article, as ``(id, tag, role,
     itemtype)`` in document order; for each of ``heading_ids`` the ids from ``root`` down to
-    it; and :func:`_big_elements`. One walk of the tree with the compiled code."""
-    walks = lexbor(compiled)
-    if walks is not None:
-        return walks.unit_walk(root.mem_id, heading_ids, min_share)  # type: ignore[attr-defined]
-    candidates = []
-    root_id = root.mem_id  # type: ignore[attr-defined]
-    for node in root.css("article, main, [role], [itemtype]"):  # type: ignore[attr-defined]
-        if node.mem_id == root_id:  # the root itself (a body with an itemtype) is the page
-            continue
-        a = node.attributes
-        tag = node.tag if node.tag in ("article", "main") else ""
-        candidates.append((node.mem_id, tag, a.get("role"), a.get("itemtype")))
-    wanted = set(heading_ids)
-    found: dict[int, list[int]] = {}
-    if wanted:
-        for node in root.css("h1, h2, h3, h4, h5, h6"):  # type: ignore[attr-defined]
-            if node.mem_id in wanted:
-                chain = [node.mem_id]
-                p = node.parent
-                while p is not None and chain[-1] != root_id:
-                    chain.append(p.mem_id)
-                    p = p.parent
-                chain.reverse()
-                found[node.mem_id] = chain
-    chains = [found[h] for h in heading_ids if h in found]
-    return candidates, chains, _big_elements(root, min_share)
+    it; and the elements below ``root`` that hold at least ``min_share`` of its text (UTF-8
+    bytes of its text nodes), in document order, as ``(id, parent id, tag, class)``. One
+    compiled walk of the tree (``_units_c.unit_walk``)."""
+    return compiled.unit_walk(root.mem_id, heading_ids, min_share)  # type: ignore[attr-defined,no-any-return]
 
 
-def _big_elements(root: object, min_share: float) -> list[tuple[int, int, str, str | None]]:
-    """The elements below ``root`` that hold at least ``min_share`` of its text (UTF-8 bytes of
-    its text nodes), in document order, as ``(id, parent id, tag, class)`` (the Python twin of
-    the compiled ``unit_walk``'s third part)."""
-    order: list[tuple[object, int]] = []  # (element, index of its parent in order or -1)
-    own: list[int] = []  # text bytes of each element's own text nodes
-    stack: list[tuple[object, int]] = [(root, -1)]
-    while stack:
-        node, parent = stack.pop()
-        at = len(order)
-        order.append((node, parent))
-        own.append(0)
-        kids = []
-        child = node.child  # type: ignore[attr-defined]
-        while child is not None:
-            if child.tag == "-text":
-                own[at] += len((child.text_content or "").encode("utf-8", "surrogatepass"))
-            elif child.tag and child.tag[0] not in "-_!#":
-                kids.append((child, at))
-            child = child.next
-        stack.extend(reversed(kids))
-    totals = own[:]
-    for at in range(len(order) - 1, 0, -1):
-        totals[order[at][1]] += totals[at]
-    if totals[0] == 0:
-        return []
-    threshold = int(min_share * totals[0])
-    return [
-        (node.mem_id, order[parent][0].mem_id, node.tag, node.attributes.get("class"))  # type: ignore[attr-defined]
-        for at, (node, parent) in enumerate(order)
-        if at and totals[at] >= threshold and node.child is not None  # type: ignore[attr-defined]
-    ]
-
-
-def _mark_ranges(root: object, element_ids: list[int | None], marks: set[int]) -> dict:
+def _mark_ranges(element_ids: list[int | None], marks: set[int]) -> dict:
     """For each element id in ``marks``, ``[first, last]`` positions in ``element_ids`` of the
-    blocks whose element is that element or lies inside it (a live tree under ``root``)."""
+    blocks whose element is that element or lies inside it (a live tree: the compiled code
+    follows lexbor's parent pointers)."""
     if not marks:
         return {}
-    walks = lexbor(compiled)
-    if walks is not None:
-        return walks.mark_ranges(element_ids, sorted(marks))
-    parent: dict[int, int] = {}
-    stack = [root]
-    while stack:  # the parents of every element under root, without recursion
-        node = stack.pop()
-        child = node.child  # type: ignore[attr-defined]
-        while child is not None:
-            if child.tag and child.tag[0] not in "-_!#":
-                parent[child.mem_id] = node.mem_id  # type: ignore[attr-defined]
-                stack.append(child)
-            child = child.next
-    out: dict[int, list[int]] = {}
-    for pos, eid in enumerate(element_ids):
-        e = eid
-        while e is not None:
-            if e in marks:
-                span = out.get(e)
-                if span is None:
-                    out[e] = [pos, pos]
-                else:
-                    span[1] = pos
-            e = parent.get(e)
-    return out
+    return compiled.mark_ranges(element_ids, sorted(marks))  # type: ignore[no-any-return]
 
 
 @dataclass(slots=True)
@@ -427,11 +345,11 @@ class _Span:
 
 
 def heading_positions(blocks: Sequence[object]) -> list[tuple[int, int]]:
-    """``(position, level)`` of the heading blocks, in order."""
-    if compiled is not None:
-        found = compiled.heading_positions(blocks)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
+    """``(position, level)`` of the heading blocks, in order (in C over ``Block`` slots; other
+    objects, with a ``tag``, by Python)."""
+    found = compiled.heading_positions(blocks)
+    if found is not None:
+        return found  # type: ignore[no-any-return]
     get = HEADING_LEVELS.get
     return [
         (pos, level) for pos, level in enumerate(map(get, map(_TAG, blocks), repeat(0))) if level
@@ -451,9 +369,9 @@ def find_units(
         return []
     headlines = [(pos, level) for pos, level in heads if level <= cfg.story_levels]
     # each block's element, and the running sum of text lengths (n + 1 entries from 0)
-    rows = compiled.unit_rows(blocks) if compiled is not None else None
+    rows = compiled.unit_rows(blocks)  # None for objects without Block's slots
     element_ids: list[int | None]
-    prefix: list[int] | None = None  # the Python code works it out only when it is needed
+    prefix: list[int] | None = None  # then worked out only when it is needed
     if rows is not None:
         element_ids, prefix = rows
     else:
@@ -496,7 +414,7 @@ def find_units(
         return []
     marks = set(declared) | set(story_children) | {p for p, _ in story_children.values()}
     marks.update(e for ids in repeated for e in ids)
-    ranges = _mark_ranges(root, element_ids, marks)
+    ranges = _mark_ranges(element_ids, marks)
     if not ranges:
         return []
     if prefix is None:
@@ -840,8 +758,14 @@ def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
     # a title line is short: at most TITLE_LINE_WORDS times the longest source's words
     max_spaces = math.ceil(TITLE_LINE_WORDS * max(map(len, source_words)))
     best: tuple[bool, bool, int] | None = None
-    filtered = compiled.title_candidates if compiled is not None else _title_candidates
-    for pos in filtered(blocks, shortest, longest, max_spaces, probe, need, tuple(needs)):
+    # the candidates (_units_c.title_candidates): shortest to longest characters, fewer than
+    # max_spaces spaces, not an image (an image's alt text, a masthead's, states the site's
+    # name, no title), holding at least `need` of the probe words in their lower-cased text
+    # and, for some (words, n) of needs, n of words
+    candidates = compiled.title_candidates(
+        blocks, shortest, longest, max_spaces, probe, need, tuple(needs)
+    )
+    for pos in candidates:
         text = blocks[pos].text
         score = title_match(text, source_words)
         if score < cfg.title_match:
@@ -850,34 +774,6 @@ def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
         if best is None or key > best:
             best = key
     return None if best is None else -best[2]
-
-
-def _title_candidates(
-    blocks: Sequence[Block],
-    shortest: float,
-    longest: float,
-    max_spaces: int,
-    probe: tuple[str, ...],
-    need: int,
-    needs: tuple[tuple[tuple[str, ...], int], ...],
-) -> list[int]:
-    """Positions of the blocks :func:`title_block` scores: ``shortest`` to ``longest``
-    characters, fewer than ``max_spaces`` spaces, not an image (an image's alt text, a
-    masthead's, states the site's name, no title), holding at least ``need`` of the ``probe``
-    words in their lower-cased text and, for some ``(words, n)`` of ``needs``, ``n`` of
-    ``words`` (the compiled twin is ``_units_c.title_candidates``)."""
-    out = []
-    for pos, b in enumerate(blocks):
-        text = b.text
-        if not shortest <= len(text) <= longest or text.count(" ") >= max_spaces:
-            continue
-        if b.tag == "img":
-            continue
-        has = text.lower().__contains__
-        if sum(map(has, probe)) < need or all(sum(map(has, ws)) < n for ws, n in needs):
-            continue
-        out.append(pos)
-    return out
 
 
 TITLE_LINE_WORDS = 2.5

@@ -196,12 +196,6 @@ def _probe_all_regexes() -> list[tuple[str, float]]:
         if method == "finditer":
             list(result)
         timings.append((f"{module}.{attr}", time.perf_counter() - t0))
-    import re
-
-    for pattern, s in corpus.family_probes():
-        t0 = time.perf_counter()
-        re.compile(pattern).search(s)
-        timings.append((f"features:{pattern[:30]}", time.perf_counter() - t0))
     return timings
 
 

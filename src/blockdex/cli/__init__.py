@@ -18,7 +18,7 @@ from types import ModuleType
 from blockdex import __version__
 from blockdex.cli.extract import EPILOG
 from blockdex.errors import BlockdexError
-from blockdex.speedups import status
+from blockdex.extensions import status
 
 COMMANDS: tuple[str, ...] = (
     "blockdex.cli.extract",

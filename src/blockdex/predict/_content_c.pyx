@@ -1,12 +1,10 @@
 # cython: language_level=3
-"""Compiled twin of ``blockdex/predict/content.py`` (optional; built by ``pip install``).
+"""What ``blockdex/predict/content.py`` runs in C: the only implementation of these rules
+(built by ``pip install``).
 
 * :func:`stage2_rows` — the second stage's input rows, ``np.hstack([X[unsure],
   context_features(p, block_groups(page))[unsure]])`` in one call (the context columns by
   ``_features_c``'s C functions).
-
-It gives what its pure-Python twin gives (tests/test_speedups.py compares them); blockdex uses
-the Python code when this module is not built, and ``BLOCKDEX_PURE_PYTHON=1`` forces it.
 """
 
 cimport cython

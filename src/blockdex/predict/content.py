@@ -38,13 +38,10 @@ from blockdex.forest import Forest
 from blockdex.items import ITEM_COLUMN_NAMES, ITEM_CONTEXT_NAMES, slot_means
 from blockdex.items import item_columns as item_column_values
 from blockdex.page import Block, Page, Selection
+from blockdex.predict import _content_c as compiled
 from blockdex.predict.kinds import page_kind_rules
-from blockdex.speedups import twin
 from blockdex.units import UNIT_COLUMN_NAMES, content_counts, missed_story_found, titled_story
 from blockdex.units import unit_columns as unit_column_values
-
-compiled = twin(__name__)
-"""This module's compiled twin (``blockdex/predict/_content_c.pyx``), or None: then the Python code runs."""
 
 MODEL_RESOURCE = "content_model.json"
 AD_LABELS = frozenset(
@@ -159,7 +156,7 @@ class ContentModel:
             return np.zeros(0)
         X, slots = model_features(page, self.unit_columns, self.item_columns)
         p1 = self.stage1.predict(X)
-        if confident is not None and compiled is not None and self.stage2._packed is not None:
+        if confident is not None and self.stage2._packed is not None:
             # the unsure blocks' stage-2 rows in one compiled call (no context columns for
             # the confident ones, no fancy indexing and hstack copies)
             mean = float(np.add.reduce(p1) / len(p1))  # p1.mean(): the same reduction
