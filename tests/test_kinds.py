@@ -167,6 +167,24 @@ def test_a_product_pages_pictures_are_dropped_unless_images_are_written(monkeypa
     assert (page_kind_rules(page, keep, probs) == keep).all()
 
 
+@pytest.mark.parametrize("kind", ["collection", "listing"])
+def test_a_shop_grids_pictures_are_dropped_but_not_its_reviews(kind, monkeypatch) -> None:
+    # a grid's card images, read as text, are each card's title again
+    page = blockdex.segment(GRID, url=GRID_URL)
+    images = np.array([b.tag == "img" for b in page.blocks])
+    assert images.sum() >= 4
+    keep = np.array(["product" in b.attrs for b in page.blocks])
+    assert (keep & images).any() and (keep & ~images).any()
+    probs = np.full(len(page.blocks), 0.9)
+    _as(kind, monkeypatch)
+    assert (page_kind_rules(page, keep, probs) == (keep & ~images)).all()
+    written = dataclasses.replace(page, images=True)
+    assert (page_kind_rules(written, keep, probs) == keep).all()
+    reviews = blockdex.segment(REVIEWS, url="https://shop.example/c/stoves")
+    kept = np.array([b.tag in ("h1", "p") for b in reviews.blocks])
+    assert (page_kind_rules(reviews, kept, np.full(len(reviews.blocks), 0.9)) == kept).all()
+
+
 def test_reviews_alone_are_not_dropped(monkeypatch) -> None:
     _as("product", monkeypatch)
     page = blockdex.segment(REVIEWS, url="https://shop.example/p/pocket-trail-stove")
@@ -180,7 +198,9 @@ def test_the_rules_are_on_by_default_and_can_be_left_out() -> None:
     page = blockdex.segment(GRID, url=GRID_URL)
     off = ContentPredictor(kinds=False).predict(page)
     assert off.indices  # the model alone already reads this hand-made grid
-    assert set(off.indices) <= set(ContentPredictor().predict(page).indices)
+    on = set(ContentPredictor().predict(page).indices)
+    images = {b.index for b in page.blocks if b.tag == "img"}
+    assert set(off.indices) - images <= on and on != set(off.indices)
 
 
 @pytest.mark.parametrize(
@@ -191,3 +211,40 @@ def test_the_rules_are_on_by_default_and_can_be_left_out() -> None:
 )  # fmt: skip
 def test_the_review_check_is_a_search_for_the_review_words(attrs: str) -> None:
     assert _is_review(attrs) == any(w in attrs for w in REVIEW_WORDS)
+
+
+SERVICE = """<html><head><title>Window cleaning</title></head><body>
+<nav><a href="/">Home</a> <a href="/about">About</a> <a href="/contact">Contact</a></nav>
+<main><h1>Window cleaning for offices</h1>
+<p class="hero">Streak-free glass on every floor, cleaned before your staff arrive.</p>
+<h2>What we clean</h2><p class="feature">Outside panes by rope access up to twenty floors.</p>
+<h2>Prices</h2><p class="price">From 2 EUR a pane, billed monthly, no contract.</p>
+<img src="/team.jpg" alt="Our team at work">
+<h2>Questions</h2><p class="faq">Do you work at night? Yes, between 6 pm and 6 am.</p>
+</main><footer><p>Call us on 0123 456 789.</p></footer></body></html>"""
+
+
+def test_a_service_pages_sections_between_the_kept_ones_are_kept(monkeypatch) -> None:
+    from blockdex.predict.kinds import SERVICE_MIN_PROB
+
+    page = blockdex.segment(SERVICE, url="https://clean.example/services/windows")
+    texts = [b.text for b in page.blocks]
+    first = texts.index("Streak-free glass on every floor, cleaned before your staff arrive.")
+    last = texts.index("Do you work at night? Yes, between 6 pm and 6 am.")
+    keep = np.zeros(len(texts), dtype=bool)
+    keep[[first, last]] = True
+    probs = np.where(keep, 0.9, SERVICE_MIN_PROB)  # every block near the line, images too
+    probs[texts.index("Call us on 0123 456 789.")] = SERVICE_MIN_PROB
+    probs[texts.index("Home About Contact")] = SERVICE_MIN_PROB
+    _as("service", monkeypatch)
+    ruled = page_kind_rules(page, keep, probs)
+    kept = _texts(page, ruled)
+    assert "Prices" in kept and "From 2 EUR a pane, billed monthly, no contract." in kept
+    assert "Our team at work" not in kept  # an image is not a section
+    assert "Call us on 0123 456 789." not in kept and "Home About Contact" not in kept  # outside
+    below = probs.copy()
+    below[~keep] = SERVICE_MIN_PROB - 0.01
+    assert (page_kind_rules(page, keep, below) == keep).all()
+    for kind in ("article", "product", "documentation"):
+        _as(kind, monkeypatch)
+        assert (page_kind_rules(page, keep, probs) == keep).all()

@@ -3,7 +3,7 @@
 The content model decides block by block, and it learned mostly from articles: on a page made of
 many records (a shop's category, a list of search results) it keeps a few cards' images and drops
 their titles and prices, and on a product page it keeps the buyers' reviews under the product.
-Two rules read the model's decision at the level of the page, each only where its own page type
+The rules below read the model's decision at the level of the page, each only where its page type
 (:func:`blockdex.pagetype.classify_page`, learned from signals that hold on any site) says so:
 
 - **The list is the page.** On a collection or listing page, the largest item list
@@ -18,12 +18,17 @@ Two rules read the model's decision at the level of the page, each only where it
   text repeats the card's title, once per colour or view).
 - **Reviews are not the product.** On a product page, the kept blocks inside elements whose
   class or id names reviews, ratings or testimonials are dropped (unless nothing would be left).
-- **A product's pictures are not its text.** On a product page read without its images
-  (:attr:`blockdex.page.Page.images` off), the kept images are dropped: what is left of them is
-  their alt text, the product's name once per view or colour (unless nothing would be left).
+- **A shop's pictures are not its text.** On a product, collection or listing page read without
+  its images (:attr:`blockdex.page.Page.images` off), the kept images are dropped: what is left of
+  them is their alt text, the product's name once per view or colour, each card's title again
+  (unless nothing would be left).
+- **A service page is its sections.** On a service page (a company's offer: hero, features,
+  pricing, FAQ), the blocks between the first and the last kept block whose probability reaches
+  :data:`SERVICE_MIN_PROB` are kept too (images aside): the model, which learned mostly from
+  articles, scores such a page's short sections at 0.3–0.6 one by one and keeps some of them.
 
 The page type costs a few milliseconds, so it is asked only once a rule has something to change.
-Neither rule reads a page without an address (no URL given and no canonical link): the page type
+No rule reads a page without an address (no URL given and no canonical link): the page type
 leans on the URL's shape (``/c/…``, ``/collections/``, ``?page=2``); without it, it calls 191 of
 l3s-gn1's 435 news pages listings (65 with it), and on 5 of them the list rule then added the
 pages' rails of headlines (``benchmarks/NOTES.md``).
@@ -53,6 +58,12 @@ MIN_SLOT_PROB = 0.2
 its mean probability over the items reaches this: titles and prices do, the cards' buttons and
 badges do not."""
 LIST_KINDS = frozenset({"collection", "listing"})
+PICTURE_KINDS = LIST_KINDS | {"product"}
+"""Pages whose kept images, read without them, leave only alt texts that repeat the records'
+titles."""
+SERVICE_MIN_PROB = 0.3
+"""A block between a service page's first and last kept block is kept from this probability on
+(the model's own threshold is 0.55)."""
 REVIEW_WORDS = ("review", "rating", "testimonial")
 """Class or id tokens (``Block.attrs``, the element's and its nearest ancestors') of a review,
 inside a token too (``product-reviews``, ``star-rating``)."""
@@ -70,7 +81,8 @@ def page_kind_rules(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarr
     if not (page.url or page.meta.get("canonical")):
         return keep
     keep = _page_list(page, keep, probs)
-    return _product_page(page, keep)
+    keep = _shop_page(page, keep)
+    return _service_page(page, keep, probs)
 
 
 def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
@@ -111,16 +123,37 @@ def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     return keep | add
 
 
-def _product_page(page: Page, keep: np.ndarray) -> np.ndarray:
+def _shop_page(page: Page, keep: np.ndarray) -> np.ndarray:
+    """A product page's reviews and a shop page's pictures dropped (see the module's rules)."""
     kept = np.flatnonzero(keep).tolist()
     blocks = page.blocks
-    drop = [
-        i
-        for i in kept
-        if _is_review(blocks[i].attrs) or (blocks[i].tag == "img" and not page.images)
-    ]
-    if not drop or len(drop) == len(kept) or page.page_type.label != "product":
+    images = [] if page.images else [i for i in kept if blocks[i].tag == "img"]
+    reviews = [i for i in kept if _is_review(blocks[i].attrs)]
+    if not images and not reviews:
+        return keep
+    label = page.page_type.label
+    drop = set(images) if label in PICTURE_KINDS else set()
+    if label == "product":
+        drop.update(reviews)
+    if not drop or len(drop) == len(kept):
         return keep
     out = keep.copy()
-    out[drop] = False
+    out[list(drop)] = False
     return out
+
+
+def _service_page(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """The sections between a service page's first and last kept block (see the module's rules)."""
+    kept = np.flatnonzero(keep)
+    if not len(kept):
+        return keep
+    first, last = int(kept[0]), int(kept[-1]) + 1
+    add = np.zeros(len(keep), dtype=bool)
+    add[first:last] = (probs[first:last] >= SERVICE_MIN_PROB) & ~keep[first:last]
+    blocks = page.blocks
+    for i in np.flatnonzero(add).tolist():
+        if blocks[i].tag == "img":
+            add[i] = False
+    if not add.any() or page.page_type.label != "service":
+        return keep
+    return keep | add
