@@ -194,14 +194,19 @@ def item_units(
     of its items (kind ``item``), list first. A list's heading is the heading block right before
     its first item (its "More news", "Results"); an item's is its first heading."""
     head_at = dict(heads)
+    positions = sorted(head_at)
+    n = len(positions)
     out: list[tuple[int, int, str, int | None, int]] = []
     for lst in lists:
         first, last = lst.items[0][0], lst.items[-1][1]
         heading = first - 1 if first - 1 in head_at else None
         out.append((first, last, "items", heading, head_at[heading] if heading is not None else 0))
         for s, e in lst.items:
-            h = next((p for p in range(s, e + 1) if p in head_at), None)
-            out.append((s, e, "item", h, head_at[h] if h is not None else 0))
+            k = bisect_left(positions, s)  # the first heading at or after the item's start
+            if k < n and positions[k] <= e:
+                out.append((s, e, "item", positions[k], head_at[positions[k]]))
+            else:
+                out.append((s, e, "item", None, 0))
     return out
 
 
