@@ -265,3 +265,9 @@ def test_class_signature_equals_its_oracle(tag: str, attrs: str) -> None:
     attributes past the compiled code's ASCII buffers."""
     class_signature.cache_clear()
     assert class_signature(tag, attrs) == _signature_oracle(tag, attrs)
+
+
+def test_class_signature_of_a_huge_attribute_equals_its_oracle() -> None:
+    """Past the ASCII buffers, digits of other scripts in a long value: the general path."""
+    for attrs in ("1a " * 100_000, "x\u0663y " * 50_000 + "card-12"):
+        assert class_signature("div", attrs) == _signature_oracle("div", attrs)
