@@ -10,11 +10,13 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import blockdex
 from blockdex.evaluate.datasets import load_dataset
 from blockdex.extract import Extractor
-from blockdex.items import find_item_lists, item_columns, item_slot_groups
+from blockdex.items import class_signature, find_item_lists, item_columns, item_slot_groups
 
 KINDS = Path(__file__).parent / "data" / "kinds"
 
@@ -240,3 +242,32 @@ def test_a_captioned_figure_between_kept_paragraphs_is_kept(images: bool) -> Non
     if images:
         assert "![Chart of the delay of low water](https://harbournotes.example/charts/" in md
     assert "More news" not in md and "Regatta returns" not in md
+
+
+def _signature_oracle(tag: str, attrs: str) -> str:
+    """The template key as first written: ``re``'s ``\\d+`` folded, ``str.split``, sorted."""
+    if not attrs:
+        return tag
+    return ".".join([tag, *sorted(set(re.sub(r"\d+", "#", attrs).split()))])
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.sampled_from(["div", "li", "é", "x" * 300]),
+    st.one_of(
+        st.text(alphabet="ab19 -_\t\n\x0b\x1c\x1f\x85\xa0\u2003\u0663\uff12Z", max_size=40),
+        st.text(alphabet="a1 ", min_size=250, max_size=270),  # the ASCII buffers' edge
+        st.text(max_size=20),
+    ),
+)
+def test_class_signature_equals_its_oracle(tag: str, attrs: str) -> None:
+    """Digits of any script folded, ASCII and Unicode white space, repeated tokens, long
+    attributes past the compiled code's ASCII buffers."""
+    class_signature.cache_clear()
+    assert class_signature(tag, attrs) == _signature_oracle(tag, attrs)
+
+
+def test_class_signature_of_a_huge_attribute_equals_its_oracle() -> None:
+    """Past the ASCII buffers, digits of other scripts in a long value: the general path."""
+    for attrs in ("1a " * 100_000, "x\u0663y " * 50_000 + "card-12"):
+        assert class_signature("div", attrs) == _signature_oracle("div", attrs)

@@ -7,6 +7,8 @@
   deepest shared element of two blocks found by comparing integers, not by set lookups).
 * :func:`candidate_children` — the children of parents with enough of them, in order.
 * :func:`word_prefix` — ``items._word_prefix``: words before each block, counted in C.
+* :func:`class_signature` — the template key of an element (tag and class/id tokens).
+* :func:`template_lists` — a parent's children grouped by that key into item lists.
 """
 
 cimport cython
@@ -30,9 +32,11 @@ def children(blocks):
     blocks are not all of one class with ``Block``'s slots (the caller then runs the Python
     code)."""
     cdef tuple seq = _blocks_of_class(blocks)
-    cdef Py_ssize_t n, pos, j, i, k, total = 0, prev = -1, start, lo, hi, plo, child_id
+    cdef Py_ssize_t n, pos, j, i, k, total = 0, prev = -1, start, lo, hi, plo, child_id, n_ids
     cdef Py_ssize_t *off = NULL
     cdef Py_ssize_t *ids = NULL
+    cdef Py_ssize_t *stamp = NULL
+    cdef Py_ssize_t *first_at = NULL
     cdef tuple sc, ps
     if seq is None:
         return None
@@ -50,21 +54,25 @@ def children(blocks):
     try:
         off = <Py_ssize_t *> _alloc((n + 1) * sizeof(Py_ssize_t), False)
         ids = <Py_ssize_t *> _alloc(total * sizeof(Py_ssize_t), False)
-        _number_scopes(scopes, total, off, ids)
+        n_ids = _number_scopes(scopes, total, off, ids)
+        # stamp[e] == prev: element e is in the previous block's scope, first at first_at[e]
+        stamp = <Py_ssize_t *> _alloc(n_ids * sizeof(Py_ssize_t), False)
+        first_at = <Py_ssize_t *> _alloc(n_ids * sizeof(Py_ssize_t), False)
+        for k in range(n_ids):
+            stamp[k] = -1
         for pos in range(n):
             if not ok[pos]:
                 prev = -1
                 continue
             if prev >= 0:
                 lo, hi, plo = off[pos], off[pos + 1], off[prev]
+                # the deepest element of this scope that the previous one holds, and where the
+                # previous scope holds it first
                 i = -1
                 j = hi - lo - 1
                 while j >= 0:
-                    for k in range(off[prev + 1] - plo):
-                        if ids[plo + k] == ids[lo + j]:
-                            i = k
-                            break
-                    if i >= 0:
+                    if stamp[ids[lo + j]] == prev:
+                        i = first_at[ids[lo + j]]
                         break
                     j -= 1
                 if 0 <= j < hi - lo - 1:
@@ -84,9 +92,15 @@ def children(blocks):
                     if child not in kids:
                         kids[child] = (pos, pos, j + 1)
             prev = pos
+            lo, hi = off[pos], off[pos + 1]
+            for k in range(hi - lo - 1, -1, -1):  # from the end: the first place wins
+                stamp[ids[lo + k]] = pos
+                first_at[ids[lo + k]] = k
     finally:
         free(off)
         free(ids)
+        free(stamp)
+        free(first_at)
     return out
 
 
@@ -121,13 +135,33 @@ def candidate_children(blocks, dict kids_of, frozenset excluded, Py_ssize_t min_
             if k + 1 < m:
                 last = order[k + 1][1][0] - 1
             else:
-                last = first
-                while last + 1 < n and child in <tuple> _field(seq[last + 1], _block_off[13]):
-                    last += 1
+                last = _child_end(seq, n, first, child, depth)
             kept.append((first, last, tag, (<tuple> _field(b, _block_off[14]))[depth]))
         if len(kept) >= min_items:
             out.append((parent, kept))
     return out
+
+
+cdef Py_ssize_t _child_end(tuple seq, Py_ssize_t n, Py_ssize_t first, object child,
+                           Py_ssize_t at) except -1:
+    """The last of the blocks from ``first`` on whose scopes hold ``child`` (``first``'s own
+    too, unread): ``child in scope`` block by block, the test looking first at the place the
+    previous block held it (``at`` to begin with: scopes that keep the same ancestors hold it
+    there), then at every place."""
+    cdef Py_ssize_t last = first, k, m
+    cdef tuple nxt
+    while last + 1 < n:
+        nxt = <tuple> _field(seq[last + 1], _block_off[13])
+        m = len(nxt)
+        if not (at < m and (nxt[at] is child or nxt[at] == child)):
+            if child not in nxt:
+                break
+            for k in range(m):
+                if nxt[k] is child or nxt[k] == child:
+                    at = k
+                    break
+        last += 1
+    return last
 
 
 cdef str _segment_from_end(str path, Py_ssize_t r):
@@ -167,3 +201,162 @@ def word_prefix(blocks):
             total += text.count(" ") + 1
         out[pos + 1] = total
     return out
+
+
+cdef extern from "Python.h":
+    bint Py_UNICODE_ISDECIMAL(Py_UCS4 ch)
+    const char *PyUnicode_AsUTF8AndSize(object s, Py_ssize_t *size) except NULL
+
+from libc.string cimport memcmp, memcpy
+
+
+cdef str _fold_digits(str s):
+    """``s`` with each run of decimal digits (``\\d+`` as ``re`` reads a ``str`` pattern: the
+    characters ``str.isdecimal`` accepts) replaced by ``#``."""
+    cdef Py_ssize_t n = len(s), i = 0, start = 0
+    cdef list parts
+    while i < n and not Py_UNICODE_ISDECIMAL(s[i]):
+        i += 1
+    if i == n:
+        return s
+    parts = []
+    while i < n:
+        if Py_UNICODE_ISDECIMAL(s[i]):
+            parts.append(s[start:i])
+            parts.append("#")
+            while i < n and Py_UNICODE_ISDECIMAL(s[i]):
+                i += 1
+            start = i
+        else:
+            i += 1
+    parts.append(s[start:])
+    return "".join(parts)
+
+
+cdef inline bint _ascii_space(char c) noexcept:
+    """``str.split``'s white space among ASCII characters: tab to carriage return, 0x1c-0x1f
+    (the separators), space."""
+    return c == 32 or 9 <= c <= 13 or 28 <= c <= 31
+
+
+cdef inline int _token_cmp(const char *buf, Py_ssize_t a, Py_ssize_t la, Py_ssize_t b,
+                           Py_ssize_t lb) noexcept:
+    """Two ASCII tokens of ``buf`` compared as ``str`` compares them."""
+    cdef int c = memcmp(buf + a, buf + b, <size_t> (la if la < lb else lb))
+    if c:
+        return c
+    return (la > lb) - (la < lb)
+
+
+cdef object _ascii_signature(str tag, str attrs):
+    """:func:`class_signature` of an ASCII ``attrs`` made in C buffers (one string made), or
+    None for a long tag or class attribute."""
+    cdef Py_ssize_t n, i = 0, k, t = 0, at = 0, size, s0, l0
+    cdef const char *src = PyUnicode_AsUTF8AndSize(attrs, &n)
+    cdef char buf[256]
+    cdef char out[768]
+    cdef Py_ssize_t start[129]
+    cdef Py_ssize_t length[129]
+    if n > 256:
+        return None
+    # the tokens, each run of digits folded to '#', copied into buf, kept sorted as they come
+    # (insertion: a class attribute holds a few tokens)
+    while i < n:
+        while i < n and _ascii_space(src[i]):
+            i += 1
+        if i == n:
+            break
+        s0 = at
+        while i < n and not _ascii_space(src[i]):
+            if 48 <= src[i] <= 57:
+                buf[at] = 35  # '#'
+                at += 1
+                while i < n and 48 <= src[i] <= 57:
+                    i += 1
+            else:
+                buf[at] = src[i]
+                at += 1
+                i += 1
+        l0 = at - s0
+        k = t
+        while k > 0 and _token_cmp(buf, start[k - 1], length[k - 1], s0, l0) > 0:
+            start[k] = start[k - 1]
+            length[k] = length[k - 1]
+            k -= 1
+        start[k] = s0
+        length[k] = l0
+        t += 1
+    tag_bytes = tag.encode("utf-8")
+    size = len(tag_bytes)
+    if size > 256:
+        return None
+    memcpy(out, <const char *> tag_bytes, size)
+    for k in range(t):  # sorted: a repeated token follows its first copy
+        if k and _token_cmp(buf, start[k - 1], length[k - 1], start[k], length[k]) == 0:
+            continue
+        out[size] = 46  # '.'
+        memcpy(out + size + 1, buf + start[k], length[k])
+        size += 1 + length[k]
+    return out[:size].decode("utf-8")
+
+
+def class_signature(str tag, str attrs):
+    """``tag.token.token`` from an element's tag and its class/id tokens (split on white space),
+    sorted, each run of digits folded to ``#``: the template key two sibling records share."""
+    cdef list tokens
+    if not attrs:
+        return tag
+    if attrs.isascii():
+        found = _ascii_signature(tag, attrs)
+        if found is not None:
+            return found
+    tokens = sorted(set(_fold_digits(attrs).split()))
+    tokens.insert(0, tag)
+    return ".".join(tokens)
+
+
+def template_lists(
+    blocks, list candidates, item_list, Py_ssize_t min_items, double min_line_words, prefix_of
+):
+    """The item lists of ``blockdex.items.find_item_lists`` before they are sorted and grids
+    merged: each parent's candidate children (``candidates``: ``[(parent, [(first, last, tag,
+    class attribute), …])]``) grouped by :func:`class_signature`; a group of at least
+    ``min_items`` is a list (an ``item_list``: parent, depth 1, signature, items, words),
+    unless most of its items are one block each and they hold fewer than ``min_line_words``
+    words each on average. Words are read from ``prefix_of(blocks)`` (words before each block),
+    called once, when the first group needs it."""
+    cdef list found = [], prefix = None, items
+    cdef dict by_signature, signatures = {}
+    cdef Py_ssize_t m, k, s, e, n_words, single
+    cdef tuple kid, item
+    for parent, kids in candidates:
+        by_signature = {}
+        for kid in kids:
+            key = (kid[2], kid[3])
+            signature = signatures.get(key)
+            if signature is None:
+                signature = signatures[key] = class_signature(kid[2], kid[3])
+            item = (kid[0], kid[1])
+            items = by_signature.get(signature)
+            if items is None:
+                by_signature[signature] = [item]
+            else:
+                items.append(item)
+        for signature, items in by_signature.items():
+            m = len(items)
+            if m < min_items:
+                continue
+            if prefix is None:
+                prefix = prefix_of(blocks)
+            n_words = 0
+            single = 0
+            for k in range(m):
+                item = <tuple> items[k]
+                s = item[0]
+                e = item[1]
+                n_words += <Py_ssize_t> prefix[e + 1] - <Py_ssize_t> prefix[s]
+                single += s == e
+            if single * 2 > m and n_words < min_line_words * m:
+                continue
+            found.append(tuple.__new__(item_list, (parent, 1, signature, tuple(items), n_words)))
+    return found

@@ -10,6 +10,8 @@
 * :func:`title_candidates` — the blocks ``units.title_block`` scores.
 * :func:`heading_positions` — ``units.heading_positions``; :func:`unit_rows` — the element ids
   and text-length prefix sums ``units.find_units`` reads of every block.
+* :func:`build_units` — ``units.build_units``: the page's units from their spans, sorted, with
+  headlines, titles and parents.
 """
 
 cimport cython
@@ -317,3 +319,201 @@ def unit_rows(blocks):
         total += len(_field(b, _block_off[3]))
         prefix.append(total)
     return element_ids, prefix
+
+
+# -- the page's units from their spans (``units.build_units``) ---------------------------------
+
+cdef extern from "stdlib.h":
+    void qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *) noexcept nogil) nogil
+
+ctypedef struct _UnitKey:
+    Py_ssize_t start
+    Py_ssize_t neg_end
+    Py_ssize_t rank
+    Py_ssize_t seq
+
+cdef int _unit_key_cmp(const void *a, const void *b) noexcept nogil:
+    cdef const _UnitKey *x = <const _UnitKey *> a
+    cdef const _UnitKey *y = <const _UnitKey *> b
+    if x.start != y.start:
+        return -1 if x.start < y.start else 1
+    if x.neg_end != y.neg_end:
+        return -1 if x.neg_end < y.neg_end else 1
+    if x.rank != y.rank:
+        return -1 if x.rank < y.rank else 1
+    return (x.seq > y.seq) - (x.seq < y.seq)  # equal keys keep their order (a stable sort)
+
+
+cdef dict _KIND_RANK = {"items": 0, "item": 1, "article": 2, "section": 3}
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def build_units(spans, blocks, heads, Py_ssize_t headline_levels, items, unit_cls):
+    """``blockdex.units.build_units``: the article units (``spans`` deduplicated, the first
+    reason kept, each headed by its first heading of the highest level up to
+    ``headline_levels``), the item lists and items (``items``) and the section units (each
+    heading to the next of its level or above, never past the end of the innermost declared
+    article or item around it nor into an article that starts inside it and ends after it),
+    sorted by start, outer first, as ``unit_cls`` named tuples with their ids, titles and
+    parents. ``heads``: ``(position, level)`` of the heading blocks, in order."""
+    cdef Py_ssize_t n = len(blocks), n_heads = len(heads), first, k, j, lo, hi, mid
+    cdef Py_ssize_t start, end, at, level, best, best_level, begun, n_art, n_raw, top, g
+    cdef Py_ssize_t a_lo, a_hi, v
+    cdef Py_ssize_t *hpos = NULL
+    cdef Py_ssize_t *hlev = NULL
+    cdef Py_ssize_t *hend = NULL
+    cdef Py_ssize_t *astart = NULL
+    cdef Py_ssize_t *aend = NULL
+    cdef Py_ssize_t *around = NULL
+    cdef Py_ssize_t *stack_start = NULL
+    cdef Py_ssize_t *stack_end = NULL
+    cdef Py_ssize_t *stack_id = NULL
+    cdef Py_ssize_t *unit_id = NULL
+    cdef _UnitKey *keys = NULL
+    cdef list raw = [], articles, units = []
+    cdef dict seen = {}
+    cdef tuple r
+    first = blocks[0].index if n else 0
+    for s in spans:
+        key = (s.start, s.end)
+        if key not in seen:
+            seen[key] = s.source  # the first reason found is kept
+    try:
+        hpos = <Py_ssize_t *> _alloc(n_heads * sizeof(Py_ssize_t), False)
+        hlev = <Py_ssize_t *> _alloc(n_heads * sizeof(Py_ssize_t), False)
+        hend = <Py_ssize_t *> _alloc(n_heads * sizeof(Py_ssize_t), False)
+        for k in range(n_heads):
+            hpos[k], hlev[k] = heads[k]
+        for key, source in seen.items():
+            start, end = key
+            # the headline: the first heading of the highest level in [start, end]
+            lo, hi = 0, n_heads
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if hpos[mid] < start:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            best = -1
+            best_level = 0
+            k = lo
+            while k < n_heads and hpos[k] <= end:
+                if hlev[k] <= headline_levels and (best < 0 or hlev[k] < best_level):
+                    best = hpos[k]
+                    best_level = hlev[k]
+                    if best_level == 1:
+                        break
+                k += 1
+            raw.append((start, end, "article", source, None if best < 0 else best, best_level))
+        # sections stop at the end of a declared article only, nor past the end of the item
+        # they sit in
+        articles = sorted([(r[0], r[1]) for r in raw if r[3] not in ("repeated", "headlines")])
+        articles = sorted([*articles, *[(r[0], r[1]) for r in items if r[2] == "item"]])
+        n_art = len(articles)
+        astart = <Py_ssize_t *> _alloc(n_art * sizeof(Py_ssize_t), False)
+        aend = <Py_ssize_t *> _alloc(n_art * sizeof(Py_ssize_t), False)
+        around = <Py_ssize_t *> _alloc(n_art * sizeof(Py_ssize_t), False)
+        for k in range(n_art):
+            astart[k], aend[k] = articles[k]
+        # each heading's section ends before the next heading of its level or above
+        top = 0  # open headings: their indices in hend's place, kept as a stack in stack_id
+        stack_id = <Py_ssize_t *> _alloc((n_heads + 1) * sizeof(Py_ssize_t), False)
+        for k in range(n_heads):
+            while top and hlev[stack_id[top - 1]] >= hlev[k]:
+                top -= 1
+                hend[stack_id[top]] = hpos[k] - 1
+            stack_id[top] = k
+            top += 1
+        for j in range(top):
+            hend[stack_id[j]] = n - 1
+        # ends of the articles begun at or before the heading that have not ended before it,
+        # sorted: around[a_lo:a_hi]
+        a_lo = a_hi = 0
+        begun = 0
+        for k in range(n_heads):
+            at = hpos[k]
+            end = hend[k]
+            while begun < n_art and astart[begun] <= at:
+                v = aend[begun]  # insort: after the equal ones
+                j = a_hi
+                while j > a_lo and around[j - 1] > v:
+                    around[j] = around[j - 1]
+                    j -= 1
+                around[j] = v
+                a_hi += 1
+                begun += 1
+            while a_lo < a_hi and around[a_lo] < at:
+                a_lo += 1
+            if a_lo < a_hi and around[a_lo] < end:
+                end = around[a_lo]
+            # nor into an article that starts inside the section and ends after it
+            lo, hi = 0, n_art
+            while lo < hi:  # the first article starting after the heading
+                mid = (lo + hi) // 2
+                if astart[mid] <= at:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            for j in range(lo, n_art):
+                if astart[j] > end:
+                    break
+                if aend[j] > end:
+                    end = astart[j] - 1
+                    break
+            raw.append((at, end, "section", "heading", at, hlev[k]))
+        for r in items:
+            raw.append((r[0], r[1], r[2], "template", r[3], r[4]))
+        # sorted by start, outer first, then by kind; equal keys in the order found
+        n_raw = len(raw)
+        keys = <_UnitKey *> _alloc(n_raw * sizeof(_UnitKey), False)
+        for k in range(n_raw):
+            r = <tuple> raw[k]
+            keys[k].start = r[0]
+            keys[k].neg_end = -<Py_ssize_t> r[1]
+            keys[k].rank = _KIND_RANK[r[2]]
+            keys[k].seq = k
+        qsort(keys, n_raw, sizeof(_UnitKey), _unit_key_cmp)
+        # the units around the one made: their starts and ends as units hold them (page indices,
+        # compared with the positions as blockdex.units always has: the same on a whole page)
+        stack_start = <Py_ssize_t *> _alloc((n_raw + 1) * sizeof(Py_ssize_t), False)
+        stack_end = <Py_ssize_t *> _alloc((n_raw + 1) * sizeof(Py_ssize_t), False)
+        unit_id = <Py_ssize_t *> _alloc((n_raw + 1) * sizeof(Py_ssize_t), False)
+        top = 0
+        for k in range(n_raw):
+            r = <tuple> raw[keys[k].seq]
+            start = r[0]
+            end = r[1]
+            kind = r[2]
+            head = r[4]
+            while top and not (stack_start[top - 1] <= start and end <= stack_end[top - 1]):
+                top -= 1
+            if head is not None:
+                title = blocks[<Py_ssize_t> head].text[:300]
+            elif kind == "item":  # an item without a heading is named by its first line
+                title = blocks[start].text[:120]
+            else:
+                title = ""
+            g = len(units)
+            units.append(tuple.__new__(unit_cls, (
+                g, kind, first + start, first + end,
+                None if head is None else first + <Py_ssize_t> head,
+                title, r[5], unit_id[top - 1] if top else None, r[3],
+            )))
+            stack_start[top] = first + start
+            stack_end[top] = first + end
+            unit_id[top] = g
+            top += 1
+    finally:
+        free(hpos)
+        free(hlev)
+        free(hend)
+        free(astart)
+        free(aend)
+        free(around)
+        free(stack_start)
+        free(stack_end)
+        free(stack_id)
+        free(unit_id)
+        free(keys)
+    return tuple(units)

@@ -124,9 +124,17 @@ def _common_prefix(a: list[tuple[str, int]], b: list[tuple[str, int]]) -> int:
     """Length of the common prefix of ``a`` and ``b``, by bisection on slice equality.
 
     Chains can be hundreds of elements deep on hostile pages; slice comparisons run in C, so a
-    page costs O(blocks x log depth) Python steps instead of O(blocks x depth).
+    page costs O(blocks x log depth) Python steps instead of O(blocks x depth). The two usual
+    answers are tried first, one comparison each: one chain continues the other (a block inside
+    the previous one's element, or the previous one's ancestor) or the two part at their last
+    element (siblings).
     """
-    lo, hi = 0, min(len(a), len(b))
+    n = min(len(a), len(b))
+    if (a if len(a) == n else a[:n]) == (b if len(b) == n else b[:n]):
+        return n
+    if a[: n - 1] == b[: n - 1]:
+        return n - 1
+    lo, hi = 0, n - 2  # the prefix is shorter than n - 1
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if a[:mid] == b[:mid]:

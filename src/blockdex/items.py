@@ -26,7 +26,6 @@ is the content of a collection page and a rail of other stories is not part of a
 from __future__ import annotations
 
 import math
-import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -49,7 +48,6 @@ ITEM_TAGS_EXCLUDED = frozenset(
 )  # fmt: skip
 """Tags that never make an item: a run of paragraphs is an article's body, not a list of
 records, and a table's rows are read as a table."""
-_DIGITS_RE = re.compile(r"\d+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,13 +70,11 @@ class ItemConfig:
 DEFAULT_ITEMS = ItemConfig()
 
 
-@lru_cache(maxsize=8192)
-def class_signature(tag: str, attrs: str) -> str:
-    """``tag.token.token`` from an element's tag and its class/id tokens, sorted, digits folded
-    to ``#``: the template key two sibling records share."""
-    if not attrs:
-        return tag
-    return ".".join([tag, *sorted(set(_DIGITS_RE.sub("#", attrs).split()))])
+class_signature = lru_cache(maxsize=8192)(compiled.class_signature)
+"""``class_signature(tag, attrs)``: ``tag.token.token`` from an element's tag and its class/id
+tokens, sorted, digits folded to ``#``: the template key two sibling records share (compiled,
+``_items_c.class_signature``; cached for :func:`_slot`, which asks for the same few again and
+again)."""
 
 
 def word_count(text: str) -> int:
@@ -130,22 +126,16 @@ def _candidate_children(
 
 def find_item_lists(blocks: Sequence[Block], cfg: ItemConfig = DEFAULT_ITEMS) -> list[ItemList]:
     """The page's item lists, by first block (outer lists before the lists inside them)."""
-    prefix: list[int] = []  # words before each block, counted when a list first needs them
-    found: list[ItemList] = []
-    for parent, kids in _candidate_children(blocks, cfg):
-        by_signature: dict[str, list[tuple[int, int]]] = {}
-        for first, last, tag, attrs in kids:
-            by_signature.setdefault(class_signature(tag, attrs), []).append((first, last))
-        for signature, items in by_signature.items():
-            if len(items) < cfg.min_items:
-                continue
-            if not prefix:
-                prefix = _word_prefix(blocks)
-            n_words = sum(prefix[e + 1] - prefix[s] for s, e in items)
-            single = sum(s == e for s, e in items)
-            if single * 2 > len(items) and n_words < cfg.min_line_words * len(items):
-                continue
-            found.append(ItemList(parent, 1, signature, tuple(items), n_words))
+    # each parent's children grouped by class_signature, in C (a wcxb page has ~250 children;
+    # a cache of the keys missed 10.4k of 35.7k lookups a round of 200 pages, benchmarks/NOTES.md)
+    found: list[ItemList] = compiled.template_lists(
+        blocks,
+        _candidate_children(blocks, cfg),
+        ItemList,
+        cfg.min_items,
+        cfg.min_line_words,
+        _word_prefix,
+    )
     found.sort(key=lambda lst: (lst.items[0][0], -lst.items[-1][1]))
     return _merge_grids(found, cfg)
 
@@ -204,14 +194,19 @@ def item_units(
     of its items (kind ``item``), list first. A list's heading is the heading block right before
     its first item (its "More news", "Results"); an item's is its first heading."""
     head_at = dict(heads)
+    positions = sorted(head_at)
+    n = len(positions)
     out: list[tuple[int, int, str, int | None, int]] = []
     for lst in lists:
         first, last = lst.items[0][0], lst.items[-1][1]
         heading = first - 1 if first - 1 in head_at else None
         out.append((first, last, "items", heading, head_at[heading] if heading is not None else 0))
         for s, e in lst.items:
-            h = next((p for p in range(s, e + 1) if p in head_at), None)
-            out.append((s, e, "item", h, head_at[h] if h is not None else 0))
+            k = bisect_left(positions, s)  # the first heading at or after the item's start
+            if k < n and positions[k] <= e:
+                out.append((s, e, "item", positions[k], head_at[positions[k]]))
+            else:
+                out.append((s, e, "item", None, 0))
     return out
 
 

@@ -343,13 +343,18 @@ def intervals_from_indices(indices: Iterable[int]) -> tuple[Interval, ...]:
     >>> intervals_from_indices([7, 1, 2, 3, 5, 2])
     ((1, 3), (5, 5), (7, 7))
     """
-    runs: list[list[int]] = []
-    for i in sorted({int(i) for i in indices}):
-        if runs and i == runs[-1][1] + 1:
-            runs[-1][1] = i
-        else:
-            runs.append([i, i])
-    return tuple((a, b) for a, b in runs)
+    ordered = sorted(set(map(int, indices)))
+    if not ordered:
+        return ()
+    runs: list[Interval] = []
+    start = prev = ordered[0]
+    for i in ordered:
+        if i > prev + 1:  # a gap: the run so far is closed
+            runs.append((start, prev))
+            start = i
+        prev = i
+    runs.append((start, prev))
+    return tuple(runs)
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_left, bisect_right, insort
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -447,13 +446,6 @@ def find_units(
 # -- from spans to the page's units ------------------------------------------------------------
 
 
-_new_unit = tuple.__new__
-
-_KIND_ORDER = {"items": 0, "item": 1, "article": 2, "section": 3}
-"""Of units with the same blocks, the one listed first (the outer one): an item that is also a
-story container stays in its list."""
-
-
 def build_units(
     spans: Sequence[_Span],
     blocks: Sequence[object],
@@ -461,108 +453,19 @@ def build_units(
     cfg: UnitConfig = DEFAULT_UNITS,
     items: Sequence[tuple[int, int, str, int | None, int]] = (),
 ) -> tuple[Unit, ...]:
-    """Article units (deduplicated spans), item lists and their items (``items``:
-    :func:`blockdex.items.item_units`) and section units, sorted by start (outer first), with
-    headlines, titles and parents set."""
-    first = blocks[0].index if blocks else 0  # type: ignore[attr-defined]
-    seen: dict[tuple[int, int], str] = {}
-    for s in spans:
-        seen.setdefault((s.start, s.end), s.source)  # the first reason found is kept
-    raw: list[tuple[int, int, str, str, int | None, int]] = []  # start, end, kind, source, head…
-    for (start, end), source in seen.items():
-        head, level = _headline(blocks, heads, start, end, cfg)
-        raw.append((start, end, "article", source, head, level))
-    # sections stop at the end of a declared article only: repeated containers and headline runs
-    # are layout guesses that often close right after a heading
-    articles = sorted((r[0], r[1]) for r in raw if r[3] not in ("repeated", "headlines"))
-    # nor past the end of the item it sits in (a card's title heads the card, not the next one)
-    articles = sorted([*articles, *((r[0], r[1]) for r in items if r[2] == "item")])
-    open_: list[tuple[int, int]] = []  # (level, position) of headings whose section is open
-    ends: dict[int, int] = {}
-    for pos, level in heads:
-        while open_ and open_[-1][0] >= level:
-            _, at = open_.pop()
-            ends[at] = pos - 1
-        open_.append((level, pos))
-    for _, at in open_:
-        ends[at] = len(blocks) - 1
-    levels = dict(heads)
-    # ends of the articles begun at or before the heading that have not ended before it, sorted
-    around: list[int] = []
-    begun = 0
-    for at, end in sorted(ends.items()):
-        # never past the end of the innermost article the heading sits in (the nearest end
-        # among the articles around it: one sweep, as a page of a hundred cards each with its
-        # heading would otherwise compare every heading with every card)
-        while begun < len(articles) and articles[begun][0] <= at:
-            insort(around, articles[begun][1])
-            begun += 1
-        gone = bisect_left(around, at)
-        del around[:gone]
-        if around and around[0] < end:
-            end = around[0]
-        # nor into an article that starts inside the section and ends after it (units nest)
-        for k in range(bisect_right(articles, (at, len(blocks))), len(articles)):
-            a_start, a_end = articles[k]
-            if a_start > end:
-                break
-            if a_end > end:
-                end = a_start - 1
-                break
-        raw.append((at, end, "section", "heading", at, levels[at]))
-    raw.extend(
-        (start, end, kind, "template", head, level) for start, end, kind, head, level in items
-    )
-    raw.sort(key=lambda r: (r[0], -r[1], _KIND_ORDER[r[2]]))
-    units: list[Unit] = []
-    stack: list[Unit] = []
-    for start, end, kind, source, head, level in raw:
-        while stack and not (stack[-1].start <= start and end <= stack[-1].end):
-            stack.pop()
-        if head is not None:
-            title = blocks[head].text[:300]  # type: ignore[attr-defined]
-        elif kind == "item":  # an item without a heading is named by its first line
-            title = blocks[start].text[:120]  # type: ignore[attr-defined]
-        else:
-            title = ""
-        unit = _new_unit(
-            Unit,
-            (
-                len(units),
-                kind,
-                first + start,
-                first + end,
-                None if head is None else first + head,
-                title,
-                level,
-                stack[-1].id if stack else None,
-                source,
-            ),
-        )  # every field given: the named tuple's Python __new__ skipped (~0.3 µs a unit)
-        units.append(unit)
-        stack.append(unit)
-    return tuple(units)
+    """Article units (deduplicated spans, the first reason found kept, each headed by its first
+    heading of the highest level up to ``h{cfg.headline_levels}``), item lists and their items
+    (``items``: :func:`blockdex.items.item_units`) and section units, sorted by start (outer
+    first; of units with the same blocks, an item list before its item, an item before an
+    article, an article before a section), with headlines, titles and parents set.
 
-
-def _headline(
-    blocks: Sequence[object],
-    heads: Sequence[tuple[int, int]],
-    start: int,
-    end: int,
-    cfg: UnitConfig,
-) -> tuple[int | None, int]:
-    """The position and level of the article's headline: its first heading of the highest
-    level (``h1`` before ``h2`` …) up to ``h{headline_levels}``."""
-    best: tuple[int, int] | None = None
-    k = bisect_left(heads, (start, 0))
-    while k < len(heads) and heads[k][0] <= end:
-        pos, level = heads[k]
-        if level <= cfg.headline_levels and (best is None or level < best[1]):
-            best = (pos, level)
-            if level == 1:
-                break
-        k += 1
-    return (best[0], best[1]) if best is not None else (None, 0)
+    A section runs from its heading to the next heading of its level or above, but never past
+    the end of the innermost declared article (``article``, ``main``, ``itemtype``, ``role``:
+    repeated containers and headline runs are layout guesses that often close right after a
+    heading) or item it sits in (a card's title heads the card, not the next one), nor into an
+    article that starts inside it and ends after it (units nest). An item without a heading is
+    named by its first line. In C (``_units_c.build_units``)."""
+    return compiled.build_units(spans, blocks, heads, cfg.headline_levels, items, Unit)  # type: ignore[no-any-return]
 
 
 # -- the primary article -----------------------------------------------------------------------

@@ -587,7 +587,6 @@ REGEX_PROBES: tuple[tuple[str, str, str, Callable[[], str | bytes]], ...] = (
     ("markdown", "_INLINE_RE", "split", lambda: "</b" * 300_000),
     ("markdown", "_HEADING_LINE_RE", "match", lambda: "#" * 500_000),
     ("clean", "_SCHEMA_WORD_RE", "split", lambda: "aB" * 300_000),
-    ("items", "_DIGITS_RE", "findall", lambda: "1a" * 300_000),
     ("pagetype", "_URL_SPLIT_RE", "split", lambda: "-_" * 300_000 + "a"),
     ("pagetype", "_URL_EXT_RE", "search", lambda: ".htm" * 200_000 + "x"),
     ("pagetype", "_URL_YEAR_RE", "search", lambda: "2019a" * 200_000),
