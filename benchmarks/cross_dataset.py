@@ -11,7 +11,7 @@ trains a model here either.
     python benchmarks/cross_dataset.py [--datasets scrapinghub-aeb,wcxb,trafilatura-eval,l3s-gn1]
         [--train-only webmainbench-samples]
         [--peers trafilatura,trafilatura-precision,readability,resiliparse] [--trees N]
-        [--seeds N[,N...]] [--threshold-repeats N] [--compare-units]
+        [--seeds N[,N...]] [--threshold-repeats N] [--compare-units] [--compare-on OPTION]
 
 A left-out model moves with the training seed alone (by up to 0.04 on wcxb), so one seed per row
 is a draw: ``--seeds 20261122,1,2`` trains each row once per seed and prints the mean with the
@@ -89,6 +89,13 @@ def main() -> int:
         "never_empty=False); the same trees, so the columns differ by the rules only",
     )
     ap.add_argument(
+        "--compare-on",
+        default=None,
+        metavar="OPTION",
+        help="also score each left-out model with ContentPredictor(OPTION=True) (a rule's "
+        "switch, e.g. repeats: a rule judged on the same trees, with and without it)",
+    )
+    ap.add_argument(
         "--unit-columns",
         action="store_true",
         help="train with the page's unit columns in stage 1 (TrainConfig.unit_columns; "
@@ -118,18 +125,21 @@ def main() -> int:
         if args.compare_units
         else ""
     )
+    if args.compare_on:
+        without += f" {args.compare_on}=True |"
     print(
         "| left out (pages) | metric | blockdex, trained without it |"
         + without
         + "".join(f" {p} |" for p in peers)
     )
-    print(f"|---|---|---:|{'---:|' * (len(peers) + 2 * bool(without))}")
+    print(f"|---|---|---:|{'---:|' * (len(peers) + without.count('|'))}")
     for held in names:
         used = [n for n in trainable if n != held]
         pages = list(load_dataset(held))
         values = []
         plain: list[float] = []
         stories_only: list[float] = []
+        switched: list[float] = []
         for seed in seeds:
             cfg = TrainConfig(
                 datasets=tuple(used),
@@ -159,12 +169,31 @@ def main() -> int:
                             )
                         )
                     )
+            if args.compare_on:
+                ex1 = Extractor(ContentPredictor(model, **{args.compare_on: True}))
+                switched.append(
+                    _value(
+                        _score(
+                            "content",
+                            pages,
+                            lambda p, ex=ex1: ex.extract(p.html, url=p.url, output="text"),
+                        )
+                    )
+                )
         theirs = [_score(p, pages) for p in peers]
         metric = "token F1" if "F1" in ours else "snippet F1"
         row = "".join(f" {_cell(s)} |" for s in theirs)
+        if args.compare_on:
+            row = f" {_seeds_cell(switched)} |" + row
         if args.compare_units:
             row = f" {_seeds_cell(stories_only)} | {_seeds_cell(plain)} |" + row
         print(f"| {held} ({len(pages)}) | {metric} | {_seeds_cell(values)} |{row}")
+        if args.compare_on:
+            print(
+                f"  {held}: per seed {', '.join(f'{v:.4f}' for v in values)}; "
+                f"{args.compare_on}=True {', '.join(f'{v:.4f}' for v in switched)}",
+                file=sys.stderr,
+            )
         sys.stdout.flush()
     return 0
 

@@ -352,3 +352,44 @@ def test_favor_recall_loses_no_ground_truth_the_balanced_decision_keeps() -> Non
         - 0.02
     ]
     assert len(pages) >= 30 and not worse, worse
+
+
+REPEATS = """<html><head><title>Harbour tours</title></head><body><main>
+<h1>Harbour tours</h1>
+<div class="slide"><p>See the old harbour from the water on a two hour boat tour.</p></div>
+<div class="slide"><p>See the old harbour from the water on a two hour boat tour.</p></div>
+<p>Boats leave every hour from the north pier between nine and five.</p>
+<p>Book now</p><p>Book now</p>
+<table><tr><td>Adult ticket</td><td>12 EUR</td></tr><tr><td>Adult ticket</td><td>12 EUR</td></tr></table>
+<pre>ticket --print --adult two</pre><pre>ticket --print --adult two</pre>
+</main></body></html>"""
+
+
+def test_a_text_kept_twice_is_kept_once_but_short_lines_rows_and_code_stay() -> None:
+    from blockdex.predict.content import REPEAT_MIN_WORDS, without_repeats
+
+    page = segment(REPEATS)
+    texts = [b.text for b in page.blocks]
+    keep = np.ones(len(texts), dtype=bool)
+    kept = [texts[i] for i in np.flatnonzero(without_repeats(page, keep))]
+    slide = "See the old harbour from the water on a two hour boat tour."
+    assert texts.count(slide) == 2 and kept.count(slide) == 1
+    assert kept.count("Book now") == 2  # under REPEAT_MIN_WORDS words: a template's button
+    assert "Book now".count(" ") + 1 < REPEAT_MIN_WORDS
+    rows = [t for t in texts if "Adult ticket" in t]
+    assert len(rows) == 2 and [t for t in kept if "Adult ticket" in t] == rows
+    assert kept.count("ticket --print --adult two") == 2
+    # the first copy is the one kept; only kept blocks count as seen
+    first = texts.index(slide)
+    only_second = keep.copy()
+    only_second[first] = False
+    assert without_repeats(page, only_second)[texts.index(slide, first + 1)]
+
+
+def test_repeated_text_is_dropped_by_default_and_kept_on_request() -> None:
+    page = segment(REPEATS)
+    slide = "See the old harbour from the water on a two hour boat tour."
+    assert ContentPredictor().repeats is False
+    default = [page.blocks[i].text for i in ContentPredictor().predict(page).indices]
+    kept_all = [page.blocks[i].text for i in ContentPredictor(repeats=True).predict(page).indices]
+    assert default.count(slide) == 1 and kept_all.count(slide) == 2

@@ -108,6 +108,15 @@ class ExtractOptions:
         flags=("--no-comments",),
         main_content=True,
     )
+    repeats: bool = _option(
+        False,
+        "keep a block whose text (three words or more) repeats one kept before it; by default"
+        " it is dropped: a carousel's copy of a slide, a section written again for phones, a"
+        " post quoted in a reply (table rows and code blocks always stay); main content only,"
+        " not with a query",
+        flags=("--keep-repeats",),
+        main_content=True,
+    )
     links: bool = _option(
         False,
         "keep links: [text](absolute URL), resolved against <base href> and the page's URL;"

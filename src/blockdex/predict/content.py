@@ -210,6 +210,7 @@ class ContentPredictor:
         never_empty: bool = True,
         favor: str = "balanced",
         kinds: bool = True,
+        repeats: bool = False,
     ):
         """``comments=False`` drops kept blocks inside comment sections (elements whose class/id
         says comment, disqus, respond, reply, discussion…) — for readers of articles, who do not
@@ -230,7 +231,11 @@ class ContentPredictor:
 
         ``kinds=False`` leaves out the rules of page kinds (:mod:`blockdex.predict.kinds`: on a
         collection or listing page its list of records is kept, on a product page the reviews
-        are dropped), for measuring them."""
+        are dropped), for measuring them.
+
+        ``repeats=True`` keeps a block whose text repeats a kept block before it; by default it
+        is dropped (:func:`without_repeats`: a carousel's copies of one slide, a page's mobile
+        and desktop copies of one section, a forum post's quote of an earlier post)."""
         self.model = model if isinstance(model, ContentModel) else ContentModel.load(model)
         if favor not in FAVOR_SHIFTS:
             raise BlockdexError(f"favor must be one of {', '.join(FAVOR_SHIFTS)}, not {favor!r}")
@@ -243,6 +248,7 @@ class ContentPredictor:
         self.stories = stories
         self.never_empty = never_empty
         self.kinds = kinds
+        self.repeats = repeats
 
     def block_probabilities(self, page: Page) -> np.ndarray:
         """Per-block probability of being main content (used as a prior by query predictors)."""
@@ -260,6 +266,8 @@ class ContentPredictor:
             warnings += note
         if self.kinds and _any(keep):
             keep = page_kind_rules(page, keep, probs)
+        if not self.repeats and _any(keep):
+            keep = without_repeats(page, keep)
         if _any(keep):
             keep = _with_product_facts(page, _with_figures(page, keep))
         fallback = None
@@ -444,6 +452,38 @@ def _without_comments(page: Page, keep: np.ndarray) -> tuple[np.ndarray, tuple[s
     out = keep.copy()
     out[kept[in_comments]] = False
     return out, ()
+
+
+REPEAT_MIN_WORDS = 3
+"""A repeated text of fewer words ("Read more", "Add to basket", a price) is the page's template or
+a record's field, not a copy of content: it stays."""
+REPEAT_KEPT_TAGS = frozenset({"tr", "td", "th", "pre"})
+"""Blocks kept even when their text repeats: a table's equal rows and a tutorial's repeated command
+say something each time."""
+
+
+def without_repeats(page: Page, keep: np.ndarray) -> np.ndarray:
+    """``keep`` without the blocks whose text, of :data:`REPEAT_MIN_WORDS` words or more, a kept
+    block before them already has (the same characters: the walk has squashed the whitespace).
+
+    A page writes some content twice for its layout: each slide of a carousel again for its
+    loop, a section once for wide screens and once for phones, an earlier post quoted in full in
+    a forum reply. A reader, and the token budget, want it once. Measured on the shared sets'
+    pages (``benchmarks/NOTES.md``, "Text kept twice"), table rows and code blocks
+    (:data:`REPEAT_KEPT_TAGS`) aside."""
+    blocks = page.blocks
+    seen: set[str] = set()
+    out = keep
+    for i in keep.nonzero()[0].tolist():
+        block = blocks[i]
+        text = block.text
+        if text not in seen:
+            seen.add(text)
+        elif block.tag not in REPEAT_KEPT_TAGS and len(text.split()) >= REPEAT_MIN_WORDS:
+            if out is keep:
+                out = keep.copy()
+            out[i] = False
+    return out
 
 
 def _without_ad_labels(page: Page, keep: np.ndarray) -> np.ndarray:
