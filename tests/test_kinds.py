@@ -248,3 +248,24 @@ def test_a_service_pages_sections_between_the_kept_ones_are_kept(monkeypatch) ->
     for kind in ("article", "product", "documentation"):
         _as(kind, monkeypatch)
         assert (page_kind_rules(page, keep, probs) == keep).all()
+
+
+def test_a_slice_of_a_page_gets_a_type_and_the_rules_without_reading_past_it(monkeypatch) -> None:
+    # a query naming one article runs the main-content decision on that slice of the page; the
+    # slice keeps the whole page's item lists, in block indices, reaching past its ends
+    from blockdex.pagetype import classify_page
+
+    page = blockdex.segment(GRID, url=GRID_URL)
+    n = len(page.blocks)
+    lists = page.item_lists
+    assert lists and lists[0].items[-1][1] >= n // 2
+    for start, stop in [(0, n // 2), (3, n), (n // 3, n - 2), (n // 2, n // 2 + 3)]:
+        part = page.slice(start, stop)
+        assert classify_page(part).label  # no IndexError
+        probs = np.full(len(part.blocks), 0.4)
+        keep = np.zeros(len(part.blocks), dtype=bool)
+        keep[0] = True
+        for kind in ("collection", "product", "service"):
+            _as(kind, monkeypatch)
+            ruled = page_kind_rules(part, keep, probs)
+            assert ruled.shape == keep.shape and ruled[0]

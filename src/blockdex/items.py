@@ -251,8 +251,11 @@ def _slot(block: Block, parent: int, depth: int) -> tuple[str, ...]:
     )
 
 
-def _cut_lists(page: Page) -> list[tuple[ItemList, list[tuple[int, int]]]]:
-    """The page's item lists with their items as block positions, cut to the page (a slice)."""
+def cut_lists(page: Page) -> list[tuple[ItemList, list[tuple[int, int]]]]:
+    """The page's item lists with their items as block positions, cut to the page: on a slice
+    (:meth:`blockdex.page.Page.slice`, which keeps the whole page's lists in block indices) the
+    items outside it are left out and the rest shifted to the slice's positions; on a whole
+    page, the lists as they are."""
     blocks = page.blocks
     n = len(blocks)
     first = blocks[0].index
@@ -326,7 +329,7 @@ def item_slot_groups(page: Page, among: Sequence[int] | None = None) -> np.ndarr
     n = len(page.blocks)
     if n == 0 or not page.item_lists:
         return np.arange(n, dtype=np.int32)
-    return _slot_groups(page.blocks, _cut_lists(page), among)[0]
+    return _slot_groups(page.blocks, cut_lists(page), among)[0]
 
 
 def item_columns(page: Page) -> tuple[np.ndarray, np.ndarray]:
@@ -340,7 +343,7 @@ def item_columns(page: Page) -> tuple[np.ndarray, np.ndarray]:
     if n == 0 or not page.item_lists:
         return cols, groups
     first = blocks[0].index
-    lists = _cut_lists(page)
+    lists = cut_lists(page)
     if not lists:
         return cols, groups
     words = np.fromiter((len(b.text.split()) for b in blocks), dtype=np.float64, count=n)

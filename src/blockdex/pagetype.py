@@ -52,6 +52,7 @@ import numpy as np
 from blockdex import _pagetype_c as compiled
 from blockdex.errors import BlockdexError
 from blockdex.forest import Forest
+from blockdex.items import cut_lists
 from blockdex.page import Block, Page, PageType
 
 PAGE_TYPES = ("article", "forum", "product", "collection", "listing", "documentation", "service")
@@ -518,18 +519,18 @@ def _item_columns(
     cards = (0.0, 0)
     n_lists = 0
     covered = bytearray(len(char_ends) - 1)
-    for lst in page.item_lists:
-        chars = sum(char_ends[e + 1] - char_ends[s] for s, e in lst.items)
+    for lst, items in cut_lists(page) if page.item_lists else ():
+        chars = sum(char_ends[e + 1] - char_ends[s] for s, e in items)
         share = chars / total
         n_lists += share >= cfg.min_list_share
-        for s, e in lst.items:
+        for s, e in items:
             covered[s : e + 1] = b"\x01" * (e + 1 - s)
         if share > best[0]:
-            priced_items = sum(any(i in priced for i in range(s, e + 1)) for s, e in lst.items)
-            with_price = priced_items / len(lst.items)
-            best = (share, len(lst.items), lst.words / len(lst.items), with_price)
-        if share > cards[0] and 2 * sum(s < e for s, e in lst.items) >= len(lst.items):
-            cards = (share, len(lst.items))
+            priced_items = sum(any(i in priced for i in range(s, e + 1)) for s, e in items)
+            with_price = priced_items / len(items)
+            best = (share, len(items), lst.words / len(lst.items), with_price)
+        if share > cards[0] and 2 * sum(s < e for s, e in items) >= len(items):
+            cards = (share, len(items))
     in_items = sum(char_ends[i + 1] - char_ends[i] for i, c in enumerate(covered) if c)
     return [
         best[0], _log(best[1]), _log(best[2]), best[3], float(n_lists), in_items / total,

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from blockdex.items import block_words, item_slot_groups, slot_means
+from blockdex.items import block_words, cut_lists, item_slot_groups, slot_means
 from blockdex.page import Page
 
 MIN_ITEMS = 4
@@ -77,7 +77,7 @@ def _is_review(attrs: str) -> bool:
 
 
 def page_kind_rules(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    """``keep`` changed by the two rules above (the same array when neither applies)."""
+    """``keep`` changed by the rules above (the same array when none applies)."""
     if not (page.url or page.meta.get("canonical")):
         return keep
     keep = _page_list(page, keep, probs)
@@ -93,11 +93,11 @@ def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     kept_words = float(words[keep].sum())
     most_outside = MAX_OUTSIDE_SHARE * float(words.sum())
     best: tuple[int, np.ndarray] | None = None
-    for lst in page.item_lists:
-        if len(lst.items) < MIN_ITEMS or (best is not None and lst.words <= best[0]):
+    for lst, items in cut_lists(page):  # block positions, also on a slice of the page
+        if len(items) < MIN_ITEMS or (best is not None and lst.words <= best[0]):
             continue
         mask = np.zeros(n, dtype=bool)
-        for first, last in lst.items:
+        for first, last in items:
             mask[first : last + 1] = True
         if kept_words - float(words[keep & mask].sum()) >= most_outside:
             continue
