@@ -5,7 +5,8 @@ page: on wcxb it would be judged on pages it learned. So each wcxb page here get
 model that never saw its host (5 folds of whole hosts, ``--cv-seeds`` fold assignments
 averaged: :func:`blockdex.train_page_type.out_of_fold`). The other sets never trained the page
 type and keep the shipped one. For each page the content model decides once
-(``ContentPredictor(kinds=False)``), then the rules run on that decision, and both are rendered
+(``ContentPredictor(kinds=False, repeats=True)``: the repeats rule, which runs after the page-kind
+rules, is left out of both columns), then the rules run on that decision, and both are rendered
 to text and scored with token F1 against the ground truth (a page with no main content scores 1
 only when nothing is kept).
 
@@ -70,7 +71,9 @@ def main() -> int:
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
     oof = out_of_fold_types(args.cv_seeds) if "wcxb" in args.datasets.split(",") else {}
-    predictor = ContentPredictor(ContentModel.load(args.model) if args.model else None, kinds=False)
+    predictor = ContentPredictor(
+        ContentModel.load(args.model) if args.model else None, kinds=False, repeats=True
+    )
     ex = Extractor("all")
     for name in args.datasets.split(","):
         scores: dict[str, dict[str, list[float]]] = {

@@ -245,6 +245,10 @@ def test_a_service_pages_sections_between_the_kept_ones_are_kept(monkeypatch) ->
     below = probs.copy()
     below[~keep] = SERVICE_MIN_PROB - 0.01
     assert (page_kind_rules(page, keep, below) == keep).all()
+    # one heading's word beside everything else kept: too little to ask the page type for
+    nearly = ruled.copy()
+    nearly[texts.index("Prices")] = False
+    assert (page_kind_rules(page, nearly, probs) == nearly).all()
     for kind in ("article", "product", "documentation"):
         _as(kind, monkeypatch)
         assert (page_kind_rules(page, keep, probs) == keep).all()

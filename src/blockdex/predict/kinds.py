@@ -24,8 +24,9 @@ The rules below read the model's decision at the level of the page, each only wh
   (unless nothing would be left).
 - **A service page is its sections.** On a service page (a company's offer: hero, features,
   pricing, FAQ), the blocks between the first and the last kept block whose probability reaches
-  :data:`SERVICE_MIN_PROB` are kept too (images aside): the model, which learned mostly from
-  articles, scores such a page's short sections at 0.3–0.6 one by one and keeps some of them.
+  :data:`SERVICE_MIN_PROB` are kept too (images aside; when they hold at least
+  :data:`SERVICE_MIN_ADDED` of the kept words): the model, which learned mostly from articles,
+  scores such a page's short sections at 0.3–0.6 one by one and keeps some of them.
 
 The page type costs a few milliseconds, so it is asked only once a rule has something to change.
 No rule reads a page without an address (no URL given and no canonical link): the page type
@@ -64,6 +65,10 @@ titles."""
 SERVICE_MIN_PROB = 0.3
 """A block between a service page's first and last kept block is kept from this probability on
 (the model's own threshold is 0.55)."""
+SERVICE_MIN_ADDED = 0.05
+"""The service rule asks for the page type only when the blocks it would add hold this share of
+the kept words: smaller additions change little (wcxb left out, three seeds: −0.0000 to
+−0.0002), and the type costs ~8% of a page's pipeline (``benchmarks/NOTES.md``)."""
 REVIEW_WORDS = ("review", "rating", "testimonial")
 """Class or id tokens (``Block.attrs``, the element's and its nearest ancestors') of a review,
 inside a token too (``product-reviews``, ``star-rating``)."""
@@ -154,6 +159,11 @@ def _service_page(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray
     for i in np.flatnonzero(add).tolist():
         if blocks[i].tag == "img":
             add[i] = False
-    if not add.any() or page.page_type.label != "service":
+    if not add.any():
+        return keep
+    words = block_words(blocks)
+    if float(words[add].sum()) < SERVICE_MIN_ADDED * max(1.0, float(words[keep].sum())):
+        return keep
+    if page.page_type.label != "service":
         return keep
     return keep | add
