@@ -36,6 +36,12 @@ def _score(name: str, pages: list[EvalPage], fn=None) -> dict[str, float]:
     return summarise_method(name, run_method(name, pages, progress=False, fn=fn)).scores
 
 
+def _pipeline_score(predictor: ContentPredictor, pages: list[EvalPage]) -> dict[str, float]:
+    """``predictor``'s scores through the whole pipeline (text output, each page's address)."""
+    ex = Extractor(predictor)
+    return _score("content", pages, lambda p: ex.extract(p.html, url=p.url, output="text"))
+
+
 def _value(scores: dict[str, float]) -> float:
     return scores["F1"] if "F1" in scores else scores["snippet F1"]
 
@@ -152,34 +158,15 @@ def main() -> int:
             if args.threshold_repeats:
                 cfg = dataclasses.replace(cfg, threshold_repeats=args.threshold_repeats)
             model = ContentModel(train(cfg, [d for n in used for d in train_data[n]]).model)
-            ex = Extractor(ContentPredictor(model))
-            ours = _score(
-                "content", pages, lambda p, ex=ex: ex.extract(p.html, url=p.url, output="text")
-            )
+            ours = _pipeline_score(ContentPredictor(model), pages)
             values.append(_value(ours))
             if args.compare_units:
                 for out, stories in ((stories_only, True), (plain, False)):
-                    ex0 = Extractor(ContentPredictor(model, stories=stories, never_empty=False))
-                    out.append(
-                        _value(
-                            _score(
-                                "content",
-                                pages,
-                                lambda p, ex=ex0: ex.extract(p.html, url=p.url, output="text"),
-                            )
-                        )
-                    )
+                    predictor = ContentPredictor(model, stories=stories, never_empty=False)
+                    out.append(_value(_pipeline_score(predictor, pages)))
             if args.compare_on:
-                ex1 = Extractor(ContentPredictor(model, **{args.compare_on: True}))
-                switched.append(
-                    _value(
-                        _score(
-                            "content",
-                            pages,
-                            lambda p, ex=ex1: ex.extract(p.html, url=p.url, output="text"),
-                        )
-                    )
-                )
+                predictor = ContentPredictor(model, **{args.compare_on: True})
+                switched.append(_value(_pipeline_score(predictor, pages)))
         theirs = [_score(p, pages) for p in peers]
         metric = "token F1" if "F1" in ours else "snippet F1"
         row = "".join(f" {_cell(s)} |" for s in theirs)

@@ -258,6 +258,8 @@ def cut_lists(page: Page) -> list[tuple[ItemList, list[tuple[int, int]]]]:
     page, the lists as they are."""
     blocks = page.blocks
     n = len(blocks)
+    if n == 0 or not page.item_lists:
+        return []
     first = blocks[0].index
     lists: list[tuple[ItemList, list[tuple[int, int]]]] = []
     for lst in page.item_lists:

@@ -519,7 +519,7 @@ def _item_columns(
     cards = (0.0, 0)
     n_lists = 0
     covered = bytearray(len(char_ends) - 1)
-    for lst, items in cut_lists(page) if page.item_lists else ():
+    for lst, items in cut_lists(page):
         chars = sum(char_ends[e + 1] - char_ends[s] for s, e in items)
         share = chars / total
         n_lists += share >= cfg.min_list_share
