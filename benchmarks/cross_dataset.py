@@ -12,6 +12,7 @@ trains a model here either.
         [--train-only webmainbench-samples]
         [--peers trafilatura,trafilatura-precision,readability,resiliparse] [--trees N]
         [--seeds N[,N...]] [--threshold-repeats N] [--compare-units] [--compare-on OPTION]
+        [--compare-set MODULE:NAME=VALUE]
 
 A left-out model moves with the training seed alone (by up to 0.04 on wcxb), so one seed per row
 is a draw: ``--seeds 20261122,1,2`` trains each row once per seed and prints the mean with the
@@ -21,7 +22,10 @@ lowest and highest seed's figure. The peers do not depend on the seed and run on
 from __future__ import annotations
 
 import argparse
+import ast
+import contextlib
 import dataclasses
+import importlib
 import statistics
 import sys
 
@@ -40,6 +44,20 @@ def _pipeline_score(predictor: ContentPredictor, pages: list[EvalPage]) -> dict[
     """``predictor``'s scores through the whole pipeline (text output, each page's address)."""
     ex = Extractor(predictor)
     return _score("content", pages, lambda p: ex.extract(p.html, url=p.url, output="text"))
+
+
+@contextlib.contextmanager
+def _constant(assignment: str):
+    """``MODULE:NAME=VALUE`` set for the block's duration (VALUE a Python literal)."""
+    target, value = assignment.split("=", 1)
+    module_name, name = target.split(":")
+    module = importlib.import_module(module_name)
+    old = getattr(module, name)
+    setattr(module, name, ast.literal_eval(value))
+    try:
+        yield
+    finally:
+        setattr(module, name, old)
 
 
 def _value(scores: dict[str, float]) -> float:
@@ -102,6 +120,14 @@ def main() -> int:
         "switch, e.g. repeats: a rule judged on the same trees, with and without it)",
     )
     ap.add_argument(
+        "--compare-set",
+        default=None,
+        metavar="MODULE:NAME=VALUE",
+        help="also score each left-out model with a module's constant set to a Python literal, "
+        "e.g. blockdex.predict.kinds:TEMPLATE_KINDS='set()' (a rule without its own switch, "
+        "judged on the same trees, with and without it)",
+    )
+    ap.add_argument(
         "--unit-columns",
         action="store_true",
         help="train with the page's unit columns in stage 1 (TrainConfig.unit_columns; "
@@ -133,6 +159,8 @@ def main() -> int:
     )
     if args.compare_on:
         without += f" {args.compare_on}=True |"
+    if args.compare_set:
+        without += f" {args.compare_set} |"
     print(
         "| left out (pages) | metric | blockdex, trained without it |"
         + without
@@ -146,6 +174,7 @@ def main() -> int:
         plain: list[float] = []
         stories_only: list[float] = []
         switched: list[float] = []
+        constant: list[float] = []
         for seed in seeds:
             cfg = TrainConfig(
                 datasets=tuple(used),
@@ -167,9 +196,14 @@ def main() -> int:
             if args.compare_on:
                 predictor = ContentPredictor(model, **{args.compare_on: True})
                 switched.append(_value(_pipeline_score(predictor, pages)))
+            if args.compare_set:
+                with _constant(args.compare_set):
+                    constant.append(_value(_pipeline_score(ContentPredictor(model), pages)))
         theirs = [_score(p, pages) for p in peers]
         metric = "token F1" if "F1" in ours else "snippet F1"
         row = "".join(f" {_cell(s)} |" for s in theirs)
+        if args.compare_set:
+            row = f" {_seeds_cell(constant)} |" + row
         if args.compare_on:
             row = f" {_seeds_cell(switched)} |" + row
         if args.compare_units:
@@ -179,6 +213,12 @@ def main() -> int:
             print(
                 f"  {held}: per seed {', '.join(f'{v:.4f}' for v in values)}; "
                 f"{args.compare_on}=True {', '.join(f'{v:.4f}' for v in switched)}",
+                file=sys.stderr,
+            )
+        if args.compare_set:
+            print(
+                f"  {held}: per seed {', '.join(f'{v:.4f}' for v in values)}; "
+                f"{args.compare_set} {', '.join(f'{v:.4f}' for v in constant)}",
                 file=sys.stderr,
             )
         sys.stdout.flush()

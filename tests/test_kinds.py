@@ -273,3 +273,35 @@ def test_a_slice_of_a_page_gets_a_type_and_the_rules_without_reading_past_it(mon
             _as(kind, monkeypatch)
             ruled = page_kind_rules(part, keep, probs)
             assert ruled.shape == keep.shape and ruled[0]
+
+
+def test_a_threads_posts_written_like_the_kept_one_are_kept(monkeypatch) -> None:
+    from blockdex.predict.kinds import TEMPLATE_MIN_PROB
+
+    html = (KINDS / "forum_thread.html").read_text(encoding="utf-8")
+    page = blockdex.segment(html, url="https://forum.example/t/4411")
+    texts = [b.text for b in page.blocks]
+    first = next(i for i, t in enumerate(texts) if t.startswith("We spent two nights"))
+    answer = next(i for i, t in enumerate(texts) if t.startswith("A 16 kg Delta"))
+    thanks = next(i for i, t in enumerate(texts) if t.startswith("Thanks both"))
+    keep = np.zeros(len(texts), dtype=bool)
+    keep[first] = True
+    probs = np.full(len(texts), 0.02)
+    probs[first] = 0.9
+    probs[answer] = 0.3  # a reply the model scored under its threshold
+    probs[thanks] = TEMPLATE_MIN_PROB - 0.01  # too unsure even for a post's template
+    probs[texts.index("Best anchor for kelp and weed?")] = 0.5  # another template
+    _as("forum", monkeypatch)
+    kept = _texts(page, page_kind_rules(page, keep, probs))
+    assert texts[answer] in kept and texts[first] in kept
+    assert texts[thanks] not in kept
+    assert "Best anchor for kelp and weed?" not in kept
+    # the post bodies' ids differ by their numbers only (post-101, post-103)
+    assert page.blocks[first].attrs != page.blocks[answer].attrs
+    # what it would add must hold TEMPLATE_MIN_ADDED of the kept words (here the reply holds
+    # fewer words than the kept post)
+    monkeypatch.setattr("blockdex.predict.kinds.TEMPLATE_MIN_ADDED", 1.0)
+    assert (page_kind_rules(page, keep, probs) == keep).all()
+    for kind in ("article", "product"):  # (on a listing the list rule reads the posts)
+        _as(kind, monkeypatch)
+        assert (page_kind_rules(page, keep, probs) == keep).all()

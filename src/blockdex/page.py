@@ -189,6 +189,10 @@ class PageFacts:
             self._primary = _worked_out(self.find_primary, page, "primary article")
         return self._primary
 
+    def known_page_type(self) -> PageType | None:
+        """The page type if something asked for it already, else None (nothing worked out)."""
+        return self._page_type
+
     def page_type(self, page: Page) -> PageType:
         if self._page_type is None:
             self._page_type = _worked_out(self.classify, page, "page type")

@@ -27,6 +27,15 @@ The rules below read the model's decision at the level of the page, each only wh
   :data:`SERVICE_MIN_PROB` are kept too (images aside; when they hold at least
   :data:`SERVICE_MIN_ADDED` of the kept words): the model, which learned mostly from articles,
   scores such a page's short sections at 0.3–0.6 one by one and keeps some of them.
+- **A post is written like the posts kept.** On a forum thread, a documentation page or a
+  service page, a block the model dropped is kept when a kept block was made from the same
+  template (the same tag and the same class/id names of its enclosing elements, numbers aside:
+  ``post_message_2017066`` and ``post_message_2017176``) and its probability reaches
+  :data:`TEMPLATE_MIN_PROB` (when they hold at least :data:`TEMPLATE_MIN_ADDED` of the kept
+  words): the model keeps a thread's first post and drops a short answer
+  below it, or keeps most of a manual's paragraphs and drops the short ones. Not on articles,
+  where the body's own comment policy and "follow us" lines share the paragraphs' template, nor
+  on listings, where a rail's entries share the records' (``benchmarks/NOTES.md``).
 
 The page type costs a few milliseconds, so it is asked only once a rule has something to change.
 No rule reads a page without an address (no URL given and no canonical link): the page type
@@ -38,6 +47,8 @@ page the same list read as a collection's grid would add it (``benchmarks/NOTES.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -69,6 +80,15 @@ SERVICE_MIN_ADDED = 0.05
 """The service rule asks for the page type only when the blocks it would add hold this share of
 the kept words: smaller additions change little (wcxb left out, three seeds: −0.0000 to
 −0.0002), and the type costs ~8% of a page's pipeline (``benchmarks/NOTES.md``)."""
+TEMPLATE_KINDS = frozenset({"forum", "documentation", "service"})
+"""Pages whose dropped blocks made from a kept block's template are kept (see the module's
+rules)."""
+TEMPLATE_MIN_PROB = 0.1
+"""The probability from which such a block is kept: a short answer in a thread scores 0.2–0.5."""
+TEMPLATE_MIN_ADDED = 0.02
+"""The template rule asks for the page type only when the blocks it would add hold this share of
+the kept words: half the calls, for the same gain (wcxb left out, two seeds: +0.0059 / +0.0072
+instead of +0.0061 / +0.0073; ``benchmarks/NOTES.md``)."""
 REVIEW_WORDS = ("review", "rating", "testimonial")
 """Class or id tokens (``Block.attrs``, the element's and its nearest ancestors') of a review,
 inside a token too (``product-reviews``, ``star-rating``)."""
@@ -87,7 +107,8 @@ def page_kind_rules(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarr
         return keep
     keep = _page_list(page, keep, probs)
     keep = _shop_page(page, keep)
-    return _service_page(page, keep, probs)
+    keep = _service_page(page, keep, probs)
+    return _template_mates(page, keep, probs)
 
 
 def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
@@ -167,3 +188,61 @@ def _service_page(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray
     if page.page_type.label != "service":
         return keep
     return keep | add
+
+
+_HASHED_DIGITS = str.maketrans("0123456789", "##########")
+_NUMBERED = re.compile(r"[\d#]")
+
+
+def _template(tag: str, attrs: str) -> tuple[str, str]:
+    """A block's template: its tag and its enclosing elements' class/id names, numbers aside
+    (``post-99`` and ``post-100`` are one template). A table and ``replace`` cost a quarter of
+    a regular expression's ``sub`` over a long class list."""
+    hashed = attrs.translate(_HASHED_DIGITS)
+    while "##" in hashed:
+        hashed = hashed.replace("##", "#")
+    return tag, hashed
+
+
+def _template_mates(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """The dropped blocks made from a kept block's template (see the module's rules)."""
+    known = page.facts.known_page_type()
+    if known is not None and known.label not in TEMPLATE_KINDS:
+        return keep
+    blocks = page.blocks
+    candidates = np.flatnonzero(~keep & (probs >= TEMPLATE_MIN_PROB)).tolist()
+    if not candidates:
+        return keep
+    # Compared per distinct (tag, attrs), a few dozen a page. Numbers are set aside only where a
+    # dropped block's attrs hold one (or a '#'): without, only the same attrs can match, and
+    # the regular expression over long class lists was most of the rule's time.
+    kept = {(blocks[i].tag, blocks[i].attrs) for i in np.flatnonzero(keep).tolist()}
+    numbered: dict[str, set[tuple[str, str]]] = {}
+    same: dict[tuple[str, str], bool] = {}
+    add = []
+    for i in candidates:
+        key = (blocks[i].tag, blocks[i].attrs)
+        if key not in same:
+            tag, attrs = key
+            if not attrs or tag == "img":
+                same[key] = False
+            elif key in kept:
+                same[key] = True
+            elif _NUMBERED.search(attrs) is None:
+                same[key] = False
+            else:
+                if tag not in numbered:
+                    numbered[tag] = {_template(t, a) for t, a in kept if t == tag}
+                same[key] = _template(tag, attrs) in numbered[tag]
+        if same[key]:
+            add.append(i)
+    if not add:
+        return keep
+    words = block_words(blocks)
+    if float(words[add].sum()) < TEMPLATE_MIN_ADDED * max(1.0, float(words[keep].sum())):
+        return keep
+    if page.page_type.label not in TEMPLATE_KINDS:
+        return keep
+    out = keep.copy()
+    out[add] = True
+    return out
