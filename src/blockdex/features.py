@@ -124,14 +124,12 @@ ATTR_FAMILIES: tuple[tuple[str, str], ...] = (
 _SUBSTRING_FAMILIES = frozenset(
     {"content", "comment", "share", "related", "overlay", "sidebar", "footer", "nav", "caption"}
 )
-_PUNCT_RE = re.compile(r"[.,;:!?。，；：！？]")
 _PUNCT_CODES = np.array([ord(c) for c in ".,;:!?。，；：！？"], dtype=np.uint32)
 _PUNCT_TABLE = np.zeros(0x10000, dtype=bool)  # by code point; all marks are below U+FFFF
 _PUNCT_TABLE[_PUNCT_CODES] = True
 _HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 WORD_RE = re.compile(r"\w+", re.U)
 """A word for the features (and the predictor's ad-label match): a run of word characters."""
-_DIGIT_RE = re.compile(r"\d")
 _SENT_END = (".", "!", "?", ":", '"', "”", "»", "。", "！", "？", ")")
 _WORD_UNIT_RE = re.compile(f"[{CJK_CLASS}]|[^\\s{CJK_CLASS}]+")
 GOOD_MIN_WORDS = 8

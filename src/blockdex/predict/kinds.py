@@ -48,7 +48,9 @@ page the same list read as a collection's grid would add it (``benchmarks/NOTES.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 
 import numpy as np
 
@@ -105,17 +107,20 @@ def page_kind_rules(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarr
     """``keep`` changed by the rules above (the same array when none applies)."""
     if not (page.url or page.meta.get("canonical")):
         return keep
-    keep = _page_list(page, keep, probs)
+    words = functools.cache(lambda: block_words(page.blocks))  # counted once, if a rule asks
+    keep = _page_list(page, keep, probs, words)
     keep = _shop_page(page, keep)
-    keep = _service_page(page, keep, probs)
-    return _template_mates(page, keep, probs)
+    keep = _service_page(page, keep, probs, words)
+    return _template_mates(page, keep, probs, words)
 
 
-def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
+def _page_list(
+    page: Page, keep: np.ndarray, probs: np.ndarray, page_words: Callable[[], np.ndarray]
+) -> np.ndarray:
     if all(len(lst.items) < MIN_ITEMS for lst in page.item_lists):
         return keep
     n = len(page.blocks)
-    words = block_words(page.blocks)
+    words = page_words()
     kept_words = float(words[keep].sum())
     most_outside = MAX_OUTSIDE_SHARE * float(words.sum())
     best: tuple[int, np.ndarray] | None = None
@@ -168,7 +173,9 @@ def _shop_page(page: Page, keep: np.ndarray) -> np.ndarray:
     return out
 
 
-def _service_page(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
+def _service_page(
+    page: Page, keep: np.ndarray, probs: np.ndarray, page_words: Callable[[], np.ndarray]
+) -> np.ndarray:
     """The sections between a service page's first and last kept block (see the module's rules)."""
     kept = np.flatnonzero(keep)
     if not len(kept):
@@ -182,7 +189,7 @@ def _service_page(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray
             add[i] = False
     if not add.any():
         return keep
-    words = block_words(blocks)
+    words = page_words()
     if float(words[add].sum()) < SERVICE_MIN_ADDED * max(1.0, float(words[keep].sum())):
         return keep
     if page.page_type.label != "service":
@@ -191,7 +198,7 @@ def _service_page(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray
 
 
 _HASHED_DIGITS = str.maketrans("0123456789", "##########")
-_NUMBERED = re.compile(r"[\d#]")
+_NUMBERED_RE = re.compile(r"[\d#]")
 
 
 def _template(tag: str, attrs: str) -> tuple[str, str]:
@@ -204,7 +211,9 @@ def _template(tag: str, attrs: str) -> tuple[str, str]:
     return tag, hashed
 
 
-def _template_mates(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
+def _template_mates(
+    page: Page, keep: np.ndarray, probs: np.ndarray, page_words: Callable[[], np.ndarray]
+) -> np.ndarray:
     """The dropped blocks made from a kept block's template (see the module's rules)."""
     known = page.facts.known_page_type()
     if known is not None and known.label not in TEMPLATE_KINDS:
@@ -228,7 +237,7 @@ def _template_mates(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarr
                 same[key] = False
             elif key in kept:
                 same[key] = True
-            elif _NUMBERED.search(attrs) is None:
+            elif _NUMBERED_RE.search(attrs) is None:
                 same[key] = False
             else:
                 if tag not in numbered:
@@ -238,7 +247,7 @@ def _template_mates(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarr
             add.append(i)
     if not add:
         return keep
-    words = block_words(blocks)
+    words = page_words()
     if float(words[add].sum()) < TEMPLATE_MIN_ADDED * max(1.0, float(words[keep].sum())):
         return keep
     if page.page_type.label not in TEMPLATE_KINDS:
