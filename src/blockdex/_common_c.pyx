@@ -157,7 +157,10 @@ cdef class BlockIds:
     number (:func:`_number_scopes`). Every compiled reader that groups blocks by these strings
     or elements reads the numbers here instead of hashing the strings and ids again. Holds C
     arrays only, no object per block; ``blocks`` is the tuple numbered (a reader checks it was
-    handed the same one). An element id past 64 bits raises OverflowError."""
+    handed the same one). An element id past 64 bits raises OverflowError.
+
+    ``word_prefix`` keeps the words before each block (``blockdex.items._word_prefix``) once a
+    reader has counted them (the item lists, the page-kind rules): None until then."""
 
     def __cinit__(self, tuple blocks):
         cdef Py_ssize_t i, n = len(blocks), total = 0, o_path = 0, o_attrs = 0, o_scope = 0

@@ -35,7 +35,7 @@ import numpy as np
 
 from blockdex import _items_c as compiled
 from blockdex.errors import check_minimums
-from blockdex.ids import BlockIds, block_ids
+from blockdex.ids import BlockIds, block_ids, page_ids
 from blockdex.page import Block, ItemList, Page
 
 ITEM_TAGS_EXCLUDED = frozenset(
@@ -104,6 +104,19 @@ def block_words(blocks: Sequence[Block]) -> np.ndarray:
     return np.diff(np.asarray(_word_prefix(blocks), dtype=np.float64))
 
 
+def _numbered_word_prefix(ids: BlockIds) -> list[int]:
+    """:func:`_word_prefix` of the blocks ``ids`` numbers, counted once a page (kept in
+    ``ids``, which the page's facts hold): the item lists and the page-kind rules read them."""
+    if ids.word_prefix is None:
+        ids.word_prefix = _word_prefix(ids.blocks)
+    return ids.word_prefix  # type: ignore[no-any-return]
+
+
+def page_block_words(page: Page) -> np.ndarray:
+    """:func:`block_words` of the page's blocks, their words counted once a page."""
+    return np.diff(np.asarray(_numbered_word_prefix(page_ids(page)), dtype=np.float64))
+
+
 def _children(
     blocks: tuple[Block, ...], ids: BlockIds
 ) -> dict[int, dict[int, tuple[int, int, int]]]:
@@ -144,7 +157,7 @@ def find_item_lists(
         ItemList,
         cfg.min_items,
         cfg.min_line_words,
-        _word_prefix,
+        lambda _: _numbered_word_prefix(ids),  # the blocks ids numbers
     )
     found.sort(key=lambda lst: (lst.items[0][0], -lst.items[-1][1]))
     return _merge_grids(found, cfg)

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from blockdex.items import block_words, cut_lists, item_slot_groups, slot_means
+from blockdex.items import cut_lists, item_slot_groups, page_block_words, slot_means
 from blockdex.page import Page
 
 MIN_ITEMS = 4
@@ -94,7 +94,7 @@ def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     if all(len(lst.items) < MIN_ITEMS for lst in page.item_lists):
         return keep
     n = len(page.blocks)
-    words = block_words(page.blocks)
+    words = page_block_words(page)
     kept_words = float(words[keep].sum())
     most_outside = MAX_OUTSIDE_SHARE * float(words.sum())
     best: tuple[int, np.ndarray] | None = None
@@ -161,7 +161,7 @@ def _service_page(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray
             add[i] = False
     if not add.any():
         return keep
-    words = block_words(blocks)
+    words = page_block_words(page)
     if float(words[add].sum()) < SERVICE_MIN_ADDED * max(1.0, float(words[keep].sum())):
         return keep
     if page.page_type.label != "service":
