@@ -15,7 +15,7 @@ import importlib
 import re
 import subprocess
 import sys
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +27,7 @@ import blockdex
 from blockdex.cjk import CJK_RANGES, WORD_PATTERN
 from blockdex.clean import HTML_WRITES, SCRIPT_NEEDLE_GROUPS, SCRIPTS_READ, STATE_NAMES
 from blockdex.extensions import EXTENSIONS, require, status
+from blockdex.ids import block_ids, page_ids
 from blockdex.page import Block
 from blockdex.parse import ParseLimits, parse_bounded, parse_html
 from blockdex.predict.content import ContentModel
@@ -435,6 +436,59 @@ def test_block_groups_put_blocks_with_one_ancestor_together() -> None:
     assert g[0, 1] != g[1, 1] and g[0, 2] == g[1, 2]  # parents 6 and 7, grandparent 4
     assert g[2, 4] != g[0, 4]  # too shallow for level 4: its outermost element, 1 (not 2)
     assert list(g[:, 1]).count(g[3, 1]) == 1  # no scopes: a group of its own
+
+
+def _first_seen(values: list[object]) -> list[int]:
+    numbers: dict[object, int] = {}
+    return [numbers.setdefault(v, len(numbers)) for v in values]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["div>p", "div>ul>li", "p"]), st.sampled_from(["", "a", "a | b"]),
+                  st.lists(st.integers(-(1 << 41), 50), max_size=6)),
+        max_size=30,
+    )
+)  # fmt: skip
+def test_block_ids_number_paths_attrs_and_scopes_first_seen(
+    rows: list[tuple[str, str, list[int]]],
+) -> None:
+    blocks = tuple(
+        Block(index=i, tag="p", html="x", text="x", path=p, attrs=a, scope=tuple(s))
+        for i, (p, a, s) in enumerate(rows)
+    )
+    found = block_ids(blocks)
+    assert found.blocks is blocks
+    assert found.path_ids() == _first_seen([b.path for b in blocks])
+    assert found.attr_ids() == _first_seen([b.attrs for b in blocks])
+    assert found.paths == list(dict.fromkeys(b.path for b in blocks))
+    assert found.attrs == list(dict.fromkeys(b.attrs for b in blocks))
+    flat = _first_seen([e for b in blocks for e in b.scope])
+    at = list(accumulate((len(b.scope) for b in blocks), initial=0))
+    assert found.scope_numbers() == [tuple(flat[a:z]) for a, z in pairwise(at)]
+    assert found.n_elements == len({e for b in blocks for e in b.scope})
+
+
+def test_page_ids_are_numbered_once_a_page_and_again_for_a_slice() -> None:
+    page = blockdex.segment(
+        "<html><body><div class='a'><p>One two three.</p><p>Four five.</p></div>"
+        "<ul><li>Six</li><li>Seven</li></ul></body></html>"
+    )
+    ids = page_ids(page)
+    assert ids is page.facts.ids and ids.blocks is page.blocks  # the walk's page brings them
+    assert page_ids(page) is ids
+    sub = page.slice(1, 3)
+    assert page_ids(sub) is not ids and page_ids(sub).blocks is sub.blocks
+    with pytest.raises(ValueError, match="other blocks"):
+        features_module.compiled.block_groups(
+            sub.blocks, ids, features_module.PROB_SCOPE_LEVELS, np.zeros((2, 5), dtype=np.int32)
+        )
+
+
+def test_block_ids_refuse_a_scope_element_past_64_bits() -> None:
+    with pytest.raises(OverflowError):
+        block_ids((Block(index=0, tag="p", html="x", text="x", scope=(1 << 70,)),))
 
 
 # -- rules on hand-made pages that had only the twins' comparison ---------------------------------

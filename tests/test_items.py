@@ -16,7 +16,15 @@ from hypothesis import strategies as st
 import blockdex
 from blockdex.evaluate.datasets import load_dataset
 from blockdex.extract import Extractor
-from blockdex.items import class_signature, find_item_lists, item_columns, item_slot_groups
+from blockdex.ids import page_ids
+from blockdex.items import (
+    block_words,
+    class_signature,
+    find_item_lists,
+    item_columns,
+    item_slot_groups,
+    page_block_words,
+)
 
 KINDS = Path(__file__).parent / "data" / "kinds"
 
@@ -59,6 +67,18 @@ def test_a_product_grid_is_one_item_list_with_a_unit_per_card() -> None:
     first = cards[0]
     texts = [page.by_index(i).text for i in range(first.start, first.end + 1)]
     assert "€189.00" in texts and "Ridgeline GTX" in texts
+
+
+def test_the_words_of_a_pages_blocks_are_counted_once_and_kept_with_its_ids() -> None:
+    page = blockdex.segment(_html("product_grid"))
+    ids = page_ids(page)
+    assert ids.word_prefix is not None  # counted by the item lists when the page was built
+    kept = ids.word_prefix
+    words = page_block_words(page)
+    assert words.tolist() == block_words(page.blocks).tolist()
+    assert page_ids(page).word_prefix is kept
+    sub = page.slice(2, 7)  # a slice counts its own
+    assert page_block_words(sub).tolist() == words[2:7].tolist()
 
 
 def test_menus_of_short_links_are_not_item_lists() -> None:

@@ -2,7 +2,8 @@
 """Helpers shared by several compiled modules that are not about lexbor (declarations of
 ``blockdex._common_c``): ``__slots__`` fields of blockdex's block classes read and written by
 offset, checked C allocation, an open-addressing slot lookup, the dense numbering of the blocks'
-scope ids, and the fused character type of ``str`` data.
+scope ids, the per-page table of the blocks' ids (``BlockIds``), and the fused character type
+of ``str`` data.
 """
 
 from cpython.ref cimport PyObject, Py_INCREF, Py_XDECREF
@@ -25,6 +26,18 @@ cdef tuple _blocks_of_class(blocks)
 cdef Py_ssize_t _number_scopes(
     list scopes, Py_ssize_t total, Py_ssize_t *off, Py_ssize_t *ids
 ) except -1
+
+
+cdef class BlockIds:
+    cdef readonly tuple blocks  # the blocks numbered: a reader checks it was given these
+    cdef readonly list paths  # the distinct tag paths, first seen first
+    cdef readonly list attrs  # the distinct attrs strings, first seen first
+    cdef readonly Py_ssize_t n_elements  # distinct scope elements
+    cdef Py_ssize_t *path_of  # block i's tag path: paths[path_of[i]]
+    cdef Py_ssize_t *attr_of  # block i's attrs string: attrs[attr_of[i]]
+    cdef Py_ssize_t *scope_off  # block i's scope elements: scope_ids[scope_off[i]:scope_off[i + 1]]
+    cdef Py_ssize_t *scope_ids  # dense element numbers, aligned with Block.scope
+    cdef public object word_prefix  # items._word_prefix of the blocks, once a reader counts them
 
 
 cdef inline PyObject **_slot(object obj, Py_ssize_t offset) noexcept:

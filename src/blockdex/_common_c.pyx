@@ -2,12 +2,14 @@
 """Helpers shared by several compiled modules that are not about lexbor (declared in
 ``_common_c.pxd``; no Python module's rules): ``blockdex.page.Block``'s slot offsets
 (``BLOCK_FIELDS``), the slot offset of any ``__slots__`` field, and the dense numbering of the
-blocks' scope ids (``_number_scopes``, which readability's columns and the scope feature columns
-share).
+blocks' scope ids (``_number_scopes``), and :class:`BlockIds`: a page's tag-path, class/id and
+scope-element numbers, worked out once and read by the compiled readers of the blocks (features,
+readability, item lists, the second stage's groups).
 """
 
 cimport cython
 from libc.stdlib cimport free
+from cpython.dict cimport PyDict_GetItem
 from cpython.ref cimport PyObject
 from blockdex._common_c cimport _alloc, _id_slot, PyLong_AsLongLongAndOverflow
 import types as _types
@@ -135,3 +137,72 @@ cdef Py_ssize_t _number_scopes(
         free(used)
         free(slot_id)
     return n_ids
+
+
+cdef inline Py_ssize_t _first_seen(dict numbers, object key) except -1:
+    """``key``'s number in ``numbers``; a key not seen yet is numbered next."""
+    cdef PyObject *v = PyDict_GetItem(numbers, key)
+    if v != NULL:
+        return <Py_ssize_t> <object> v
+    cdef Py_ssize_t k = len(numbers)
+    numbers[key] = k
+    return k
+
+
+@cython.final
+cdef class BlockIds:
+    """A page's blocks as integer ids, numbered once (``blockdex.ids.page_ids`` keeps it on
+    the page): each block's tag path and attrs string as a number of the distinct ones (first
+    seen, first numbered: ``paths``, ``attrs``), and each element of its scope as a dense
+    number (:func:`_number_scopes`). Every compiled reader that groups blocks by these strings
+    or elements reads the numbers here instead of hashing the strings and ids again. Holds C
+    arrays only, no object per block; ``blocks`` is the tuple numbered (a reader checks it was
+    handed the same one). An element id past 64 bits raises OverflowError.
+
+    ``word_prefix`` keeps the words before each block (``blockdex.items._word_prefix``) once a
+    reader has counted them (the item lists, the page-kind rules): None until then."""
+
+    def __cinit__(self, tuple blocks):
+        cdef Py_ssize_t i, n = len(blocks), total = 0, o_path = 0, o_attrs = 0, o_scope = 0
+        cdef object cls = None
+        cdef dict paths = {}, attrs = {}
+        cdef list scopes = []
+        self.blocks = blocks
+        self.path_of = <Py_ssize_t *> _alloc(n * sizeof(Py_ssize_t), False)
+        self.attr_of = <Py_ssize_t *> _alloc(n * sizeof(Py_ssize_t), False)
+        self.scope_off = <Py_ssize_t *> _alloc((n + 1) * sizeof(Py_ssize_t), False)
+        for i in range(n):
+            b = blocks[i]
+            if type(b) is not cls:
+                cls = type(b)
+                o_path = _slot_offset(cls, "path")
+                o_attrs = _slot_offset(cls, "attrs")
+                o_scope = _slot_offset(cls, "scope")
+            self.path_of[i] = _first_seen(paths, _field(b, o_path))
+            self.attr_of[i] = _first_seen(attrs, _field(b, o_attrs))
+            sc = <tuple> _field(b, o_scope)
+            scopes.append(sc)
+            total += len(sc)
+        self.scope_ids = <Py_ssize_t *> _alloc(total * sizeof(Py_ssize_t), False)
+        self.n_elements = _number_scopes(scopes, total, self.scope_off, self.scope_ids)
+        self.paths = list(paths)
+        self.attrs = list(attrs)
+
+    def __dealloc__(self):
+        free(self.path_of)
+        free(self.attr_of)
+        free(self.scope_off)
+        free(self.scope_ids)
+
+    def path_ids(self) -> list:
+        """Each block's tag-path number (for tests)."""
+        return [self.path_of[i] for i in range(len(self.blocks))]
+
+    def attr_ids(self) -> list:
+        """Each block's attrs-string number (for tests)."""
+        return [self.attr_of[i] for i in range(len(self.blocks))]
+
+    def scope_numbers(self) -> list:
+        """Each block's scope element numbers, as tuples (for tests)."""
+        return [tuple(self.scope_ids[k] for k in range(self.scope_off[i], self.scope_off[i + 1]))
+                for i in range(len(self.blocks))]

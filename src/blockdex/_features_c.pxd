@@ -7,4 +7,6 @@ cdef int _context_fill(
     double mean, const Py_ssize_t *order, float *out, Py_ssize_t stride,
 ) except -1
 cdef void _order_desc(const double *p, Py_ssize_t n, Py_ssize_t *order, Py_ssize_t *tmp) noexcept
-cdef int _group_ids(tuple blocks, tuple levels, int *groups) except -1
+from blockdex._common_c cimport BlockIds
+
+cdef int _group_ids(BlockIds ids, tuple levels, int *groups) except -1

@@ -10,7 +10,8 @@
   cimported by ``predict/_content_c``).
 * :func:`set_family_words`, :func:`attr_family_rows`, :func:`level_mask`,
   :func:`clear_level_cache` — the class/id token families.
-* :func:`path_attr_ids`, :func:`path_rows` — tag-path and class/id numbering, path columns.
+* :func:`path_rows` — the path columns of the distinct tag paths (numbered, with the
+  blocks' class/id strings and scope elements, once a page: ``_common_c.BlockIds``).
 """
 
 cimport cython
@@ -21,10 +22,7 @@ from cpython.unicode cimport (
     PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH,
     PyUnicode_KIND, PyUnicode_READ,
 )
-from blockdex._common_c cimport (
-    _alloc, _char_t, _field, _id_slot, _number_scopes, _slot_offset,
-    PyLong_AsLongLongAndOverflow,
-)
+from blockdex._common_c cimport BlockIds, _alloc, _char_t, _field, _id_slot, _slot_offset
 from blockdex._cjk_c cimport _is_cjk
 from blockdex._candidates_c cimport _readability_fill
 from cpython.set cimport PySet_Contains
@@ -309,8 +307,7 @@ def block_columns(
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef int _scope_fill(
-    tuple blocks,
-    const Py_ssize_t *path_of,
+    BlockIds ids,
     const double *good_words,
     double total_good,
     tuple repeat_levels,
@@ -319,56 +316,32 @@ cdef int _scope_fill(
     double *repeat_counts,
     float *scope_share,
     float *in_main,
-    Py_ssize_t **off_out=NULL,
-    Py_ssize_t **ids_out=NULL,
-    Py_ssize_t *n_ids_out=NULL,
 ) except -1:
     """The scope columns of ``blockdex.features.block_features`` (see its docstring) on C
-    arrays (row-major), filling three outputs. The scopes' element ids are numbered densely (:func:`_number_scopes`), so the
-    per-container sums and the distinct-container counts are array work, not Python dicts and
-    sets; the sums are the same additions in the same order; the temporaries are malloc'd. An
-    id beyond 64 bits (never, for node addresses) raises OverflowError before any output is
-    written. With ``off_out``/``ids_out``/``n_ids_out`` those numbers (block i's are
-    ``ids[off[i]:off[i + 1]]``) are handed to the caller, who frees them."""
-    cdef Py_ssize_t i, n = len(blocks), total = 0, pair_size, n_ids
+    arrays (row-major), filling three outputs. The scopes' elements come numbered densely
+    (``ids``: :class:`~blockdex._common_c.BlockIds`), so the per-container sums and the
+    distinct-container counts are array work, not Python dicts and sets; the sums are the same
+    additions in the same order; the temporaries are malloc'd."""
+    cdef Py_ssize_t i, n = len(ids.blocks), pair_size
     cdef Py_ssize_t n_paths = 0, n_rep = len(repeat_levels), n_lv = len(scope_levels)
-    cdef Py_ssize_t *off = NULL
-    cdef Py_ssize_t *ids = NULL
     cdef long long *pair_keys = NULL
     cdef signed char *pair_used = NULL
     cdef Py_ssize_t *counts = NULL
     cdef double *words = NULL
-    for i in range(n):
-        if path_of[i] < 0:
-            raise ValueError("negative path id")
-        if path_of[i] >= n_paths:
-            n_paths = path_of[i] + 1
-    scopes = [b.scope for b in blocks]
-    for i in range(n):
-        total += len(<tuple> scopes[i])
+    n_paths = len(ids.paths)
     pair_size = 8
     while pair_size < 2 * n + 2:
         pair_size *= 2
     try:
-        off = <Py_ssize_t *> _alloc((n + 1) * sizeof(Py_ssize_t), True)
-        ids = <Py_ssize_t *> _alloc(max(total, 1) * sizeof(Py_ssize_t), False)
         pair_keys = <long long *> _alloc(pair_size * sizeof(long long), False)
         pair_used = <signed char *> _alloc(pair_size, False)
         counts = <Py_ssize_t *> _alloc(max(n_paths, 1) * sizeof(Py_ssize_t), False)
-        n_ids = _number_scopes(scopes, total, off, ids)  # before anything is written
         _scope_loops(
-            path_of, good_words, total_good, repeat_levels, scope_levels, main_share,
-            repeat_counts, scope_share, in_main, n, n_paths, n_rep, n_lv, n_ids, pair_size, off,
-            ids, pair_keys, pair_used, counts, &words,
+            ids.path_of, good_words, total_good, repeat_levels, scope_levels, main_share,
+            repeat_counts, scope_share, in_main, n, n_paths, n_rep, n_lv, ids.n_elements,
+            pair_size, ids.scope_off, ids.scope_ids, pair_keys, pair_used, counts, &words,
         )
-        if off_out != NULL:
-            off_out[0] = off
-            ids_out[0] = ids
-            n_ids_out[0] = n_ids
-            off = ids = NULL
     finally:
-        free(off)
-        free(ids)
         free(pair_keys)
         free(pair_used)
         free(counts)
@@ -386,7 +359,7 @@ cdef int _scope_loops(
     const Py_ssize_t *ids, long long *pair_keys, signed char *pair_used, Py_ssize_t *counts,
     double **words_out,
 ) except -1:
-    """The loops of :func:`_scope_fill` on the scope numbers of :func:`_number_scopes`."""
+    """The loops of :func:`_scope_fill` on the page's scope numbers."""
     cdef Py_ssize_t i, j, k, slot, d, n_sc, depth, best_depth = -1, key_id, main = -1
     cdef double threshold
     cdef double *words
@@ -438,15 +411,17 @@ cdef int _scope_loops(
                     break
     return 0
 
-def block_groups(tuple blocks, tuple levels, int[:, ::1] out):
+def block_groups(tuple blocks, BlockIds ids, tuple levels, int[:, ::1] out):
     """``blockdex.features.block_groups``' partition into ``out`` (one column per group kind, as
-    :func:`stage2_rows` numbers it: only which blocks share an id means anything). Returns True,
-    or False when an element id does not fit 64 bits (``out`` is then unusable)."""
+    :func:`stage2_rows` numbers it: only which blocks share an id means anything), from the
+    blocks' ids (``ids``, of these ``blocks``)."""
     if out.shape[0] != len(blocks) or out.shape[1] != 1 + len(levels):
         raise ValueError("out has the wrong shape")
+    if ids.blocks is not blocks:
+        raise ValueError("ids numbers other blocks")
     if out.shape[0] == 0:
-        return True
-    return _group_ids(blocks, levels, &out[0, 0]) == 1
+        return
+    _group_ids(ids, levels, &out[0, 0])
 
 # -- class/id token families -----------------------------------------------------------------------
 
@@ -715,8 +690,7 @@ cdef enum:
 def block_feature_matrix(
     tuple blocks,
     const double[:, ::1] cols,
-    const Py_ssize_t[::1] path_of,
-    const Py_ssize_t[::1] attr_of,
+    BlockIds ids,
     const float[:, ::1] path_rows,
     const float[:, ::1] attr_rows,
     double html_bytes,
@@ -732,13 +706,12 @@ def block_feature_matrix(
     tuple readability=None,
 ):
     """``blockdex.features.block_features`` from the per-block columns and the path/attrs rows
-    on: the page features, the prose ("good") words, the scope columns (:func:`_scope_fill`)
-    and :func:`_feature_fill`'s numeric columns in one call, with no numpy array in between
-    (the sums are of integers, exact in any order). With
-    ``readability`` (``candidates.COMPILED_PARAMS``) the last six columns of ``out`` are
-    readability's (:func:`_readability_fill`, on the scope numbers of :func:`_scope_fill`). An
-    element id past 64 bits raises OverflowError, as :func:`_scope_fill` does, before ``out``
-    is written."""
+    on (``path_rows``/``attr_rows``: one row per distinct path and attrs string of ``ids``, the
+    blocks' numbers): the page features, the prose ("good") words, the scope columns
+    (:func:`_scope_fill`) and :func:`_feature_fill`'s numeric columns in one call, with no numpy
+    array in between (the sums are of integers, exact in any order). With ``readability``
+    (``candidates.COMPILED_PARAMS``) the last six columns of ``out`` are readability's
+    (:func:`_readability_fill`, on the same scope numbers)."""
     cdef Py_ssize_t n = cols.shape[0], i, n_rep = len(repeat_levels), n_lv = len(scope_levels)
     cdef double chars, link, total_chars = 0.0, total_words = 0.0, total_good = 0.0
     cdef float page_feats[3]
@@ -746,13 +719,13 @@ def block_feature_matrix(
     cdef double *repeat_counts = NULL
     cdef float *scope_share = NULL
     cdef float *in_main = NULL
-    cdef Py_ssize_t *off = NULL
-    cdef Py_ssize_t *ids = NULL
-    cdef Py_ssize_t n_ids = 0, n_extra = 6 if readability is not None else 0
+    cdef Py_ssize_t n_extra = 6 if readability is not None else 0
+    if ids.blocks is not blocks:
+        raise ValueError("ids numbers other blocks")
     if n == 0:
         return
-    if (cols.shape[1] != 15 or len(blocks) != n or path_of.shape[0] != n
-            or attr_of.shape[0] != n or n_rep != 2 or n_lv != 4):
+    if (cols.shape[1] != 15 or len(blocks) != n or path_rows.shape[0] != len(ids.paths)
+            or attr_rows.shape[0] != len(ids.attrs) or n_rep != 2 or n_lv != 4):
         raise ValueError("arrays have the wrong shape")
     for i in range(n):
         chars = cols[i, 0] if cols[i, 0] > 1.0 else 1.0
@@ -780,21 +753,15 @@ def block_feature_matrix(
             total_good += good_words[i]
         if total_good == 0:
             total_good = 1.0
-        if readability is None:
-            _scope_fill(blocks, &path_of[0], good_words, total_good, repeat_levels,
-                        scope_levels, main_share, repeat_counts, scope_share, in_main)
-        else:
-            _scope_fill(blocks, &path_of[0], good_words, total_good, repeat_levels,
-                        scope_levels, main_share, repeat_counts, scope_share, in_main, &off,
-                        &ids, &n_ids)
-        _feature_fill(cols, path_of, attr_of, path_rows, attr_rows, page_feats, 3, n_title,
-                      repeat_counts, scope_share, in_main, chars_per_word, good_min_words,
-                      good_max_link, window, out, n_extra)
+        _scope_fill(ids, good_words, total_good, repeat_levels, scope_levels, main_share,
+                    repeat_counts, scope_share, in_main)
+        _feature_fill(cols, ids.path_of, ids.attr_of, path_rows, attr_rows, page_feats, 3,
+                      n_title, repeat_counts, scope_share, in_main, chars_per_word,
+                      good_min_words, good_max_link, window, out, n_extra)
         if readability is not None:
-            _readability_fill(blocks, off, ids, n_ids, readability, out, out.shape[1] - 6)
+            _readability_fill(blocks, ids.scope_off, ids.scope_ids, ids.n_elements, readability,
+                              out, out.shape[1] - 6)
     finally:
-        free(off)
-        free(ids)
         free(good_words)
         free(repeat_counts)
         free(scope_share)
@@ -806,8 +773,8 @@ def block_feature_matrix(
 @cython.cdivision(True)
 cdef int _feature_fill(
     const double[:, ::1] cols,
-    const Py_ssize_t[::1] path_of,
-    const Py_ssize_t[::1] attr_of,
+    const Py_ssize_t *path_of,
+    const Py_ssize_t *attr_of,
     const float[:, ::1] path_rows,
     const float[:, ::1] attr_rows,
     const float *page_feats,
@@ -879,7 +846,7 @@ cdef int _feature_fill(
 @cython.wraparound(False)
 @cython.cdivision(True)
 cdef void _feature_loops(
-    const double[:, ::1] cols, const Py_ssize_t[::1] path_of, const Py_ssize_t[::1] attr_of,
+    const double[:, ::1] cols, const Py_ssize_t *path_of, const Py_ssize_t *attr_of,
     const float[:, ::1] path_rows, const float[:, ::1] attr_rows, const float *page_feats,
     Py_ssize_t n_page, Py_ssize_t n_title, const double *repeat_counts,
     const float *scope_share, const float *in_main, double chars_per_word,
@@ -1153,98 +1120,42 @@ cdef void _order_desc(const double *p, Py_ssize_t n, Py_ssize_t *order, Py_ssize
         memcpy(order, src, n * sizeof(Py_ssize_t))
 
 
-cdef inline Py_ssize_t _first_seen_id(dict ids, object key) except -1:
-    """``key``'s number in ``ids``; a key not seen yet is numbered next (first seen, first
-    numbered)."""
-    v = ids.get(key)
-    if v is None:
-        v = ids[key] = len(ids)
-    return v
-
-
-cdef int _group_ids(tuple blocks, tuple levels, int *groups) except -1:
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef int _group_ids(BlockIds ids, tuple levels, int *groups) except -1:
     """``blockdex.features.block_groups``' partition: per block, an id for its tag path
     (column 0) and for its ancestor at each of ``levels`` (or its outermost one, or itself
-    alone when it has none), one numbering per column. Only which blocks share an id matters
-    to the context columns.
-    Returns 1, or 0 when an element id does not fit 64 bits (nothing usable is written then)."""
-    cdef Py_ssize_t i, j, k, n = len(blocks), n_g = 1 + len(levels), n_sc, size = 8, mask, slot
-    cdef Py_ssize_t o_path = 0, o_scope = 0
+    alone when it has none), one numbering per column, first seen first. Only which blocks
+    share an id matters to the context columns. Read off the page's numbers (``ids``): no
+    string or element id is hashed."""
+    cdef Py_ssize_t i, j, k, e, n = len(ids.blocks), n_g = 1 + len(levels), n_sc
     cdef int next_id
-    cdef int overflow = 0
-    cdef long long v
-    cdef tuple sc
-    cdef dict paths = {}
-    cdef object cls = None
-    cdef long long *keys = NULL
-    cdef char *used = NULL
-    cdef int *ids = NULL
-    while size < 2 * n + 2:
-        size *= 2
-    mask = size - 1
-    scopes = []
+    cdef int *seen = NULL  # the column's id of each scope element (-1: not seen yet)
+    cdef const Py_ssize_t *off = ids.scope_off
     for i in range(n):
-        b = blocks[i]
-        if type(b) is not cls:
-            cls = type(b)
-            o_path = _slot_offset(cls, "path")
-            o_scope = _slot_offset(cls, "scope")
-        groups[i * n_g] = <int> _first_seen_id(paths, _field(b, o_path))
-        scopes.append(_field(b, o_scope))
+        groups[i * n_g] = <int> ids.path_of[i]
     try:
-        keys = <long long *> _alloc(size * sizeof(long long), False)
-        used = <char *> _alloc(size, False)
-        ids = <int *> _alloc(size * sizeof(int), False)
+        seen = <int *> _alloc(max(ids.n_elements, 1) * sizeof(int), False)
         for j in range(1, n_g):
             k = levels[j - 1]
-            memset(used, 0, size)
+            memset(seen, 0xFF, max(ids.n_elements, 1) * sizeof(int))
             next_id = 0
             for i in range(n):
-                sc = <tuple> scopes[i]
-                n_sc = len(sc)
+                n_sc = off[i + 1] - off[i]
                 if n_sc == 0:  # ("self", i): a group of its own
                     groups[i * n_g + j] = next_id
                     next_id += 1
                     continue
-                v = PyLong_AsLongLongAndOverflow(sc[n_sc - 1 - k] if n_sc > k else sc[0],
-                                                 &overflow)
-                if overflow:
-                    return 0
-                slot = _id_slot(keys, used, mask, v)
-                if not used[slot]:
-                    used[slot] = 1
-                    keys[slot] = v
-                    ids[slot] = next_id
+                e = ids.scope_ids[off[i + 1] - 1 - k] if n_sc > k else ids.scope_ids[off[i]]
+                if seen[e] < 0:
+                    seen[e] = next_id
                     next_id += 1
-                groups[i * n_g + j] = ids[slot]
+                groups[i * n_g + j] = seen[e]
     finally:
-        free(keys)
-        free(used)
-        free(ids)
-    return 1
+        free(seen)
+    return 0
 
-# -- tag-path and class/id ids per block ------------------------------------------------------------
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-def path_attr_ids(tuple blocks, Py_ssize_t[::1] path_of, Py_ssize_t[::1] attr_of):
-    """``blockdex.features.block_features``' numbering of distinct tag paths and attrs strings
-    (first seen, first numbered): fills ``path_of``/``attr_of``, returns the two dicts."""
-    cdef dict path_ids = {}, attr_ids = {}
-    cdef Py_ssize_t i, n = len(blocks), o_path = 0, o_attrs = 0
-    cdef object block_cls = None
-    if path_of.shape[0] != n or attr_of.shape[0] != n:
-        raise ValueError("arrays have the wrong length")
-    for i in range(n):
-        b = blocks[i]
-        if type(b) is not block_cls:
-            block_cls = type(b)
-            o_path = _slot_offset(block_cls, "path")
-            o_attrs = _slot_offset(block_cls, "attrs")
-        path_of[i] = _first_seen_id(path_ids, _field(b, o_path))
-        attr_of[i] = _first_seen_id(attr_ids, _field(b, o_attrs))
-    return path_ids, attr_ids
-
+# -- tag-path columns ----------------------------------------------------------------------------
 
 @cython.boundscheck(False)
 @cython.wraparound(False)

@@ -3,7 +3,7 @@
 ``pip install``).
 
 * :func:`children` — ``items._children``: every parent element with its children, from where
-  consecutive blocks part, with the blocks' scope ids numbered densely into C arrays (the
+  consecutive blocks part, on the page's dense scope numbers (``_common_c.BlockIds``: the
   deepest shared element of two blocks found by comparing integers, not by set lookups).
 * :func:`candidate_children` — the children of parents with enough of them, in order.
 * :func:`word_prefix` — ``items._word_prefix``: words before each block, counted in C.
@@ -13,7 +13,7 @@
 
 cimport cython
 from libc.stdlib cimport free
-from blockdex._common_c cimport _alloc, _block_off, _blocks_of_class, _field, _number_scopes
+from blockdex._common_c cimport BlockIds, _alloc, _block_off, _blocks_of_class, _field
 
 
 cdef inline bint _holds(const Py_ssize_t *ids, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t e) noexcept:
@@ -26,46 +26,46 @@ cdef inline bint _holds(const Py_ssize_t *ids, Py_ssize_t lo, Py_ssize_t hi, Py_
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def children(blocks):
+def children(blocks, BlockIds numbers):
     """``blockdex.items._children``: parent element id → {child element id: (first block
-    position, a block inside it, the child's position in that block's scope)}. None when the
-    blocks are not all of one class with ``Block``'s slots (the caller then runs the Python
-    code)."""
+    position, a block inside it, the child's position in that block's scope)}. The scope
+    elements are compared as the page's dense numbers (``numbers``, of these ``blocks``);
+    blocks not from the page's DOM count as holding none. None when the blocks are not all of
+    one class with ``Block``'s slots (the caller then raises)."""
     cdef tuple seq = _blocks_of_class(blocks)
-    cdef Py_ssize_t n, pos, j, i, k, total = 0, prev = -1, start, lo, hi, plo, child_id, n_ids
-    cdef Py_ssize_t *off = NULL
-    cdef Py_ssize_t *ids = NULL
+    cdef Py_ssize_t n, pos, j, i, k, prev = -1, start, lo, hi, plo, child_id, n_ids
+    cdef const Py_ssize_t *off
+    cdef const Py_ssize_t *ids
+    cdef Py_ssize_t *end = NULL  # a block's scope ends here: off[pos + 1], or off[pos] (none)
     cdef Py_ssize_t *stamp = NULL
     cdef Py_ssize_t *first_at = NULL
     cdef tuple sc, ps
     if seq is None:
         return None
+    if numbers.blocks is not blocks:
+        raise ValueError("numbers are of other blocks")
     n = len(seq)
-    scopes = []
-    ok = []
-    for pos in range(n):
-        b = seq[pos]
-        sc = <tuple> _field(b, _block_off[13])
-        good = bool(sc) and _field(b, _block_off[11]) == "dom"
-        ok.append(good)
-        scopes.append(sc if good else ())
-        total += len(sc) if good else 0
+    off = numbers.scope_off
+    ids = numbers.scope_ids
+    n_ids = numbers.n_elements
     out = {}
     try:
-        off = <Py_ssize_t *> _alloc((n + 1) * sizeof(Py_ssize_t), False)
-        ids = <Py_ssize_t *> _alloc(total * sizeof(Py_ssize_t), False)
-        n_ids = _number_scopes(scopes, total, off, ids)
+        end = <Py_ssize_t *> _alloc(max(n, 1) * sizeof(Py_ssize_t), False)
+        for pos in range(n):
+            b = seq[pos]
+            good = off[pos + 1] > off[pos] and _field(b, _block_off[11]) == "dom"
+            end[pos] = off[pos + 1] if good else off[pos]
         # stamp[e] == prev: element e is in the previous block's scope, first at first_at[e]
-        stamp = <Py_ssize_t *> _alloc(n_ids * sizeof(Py_ssize_t), False)
-        first_at = <Py_ssize_t *> _alloc(n_ids * sizeof(Py_ssize_t), False)
+        stamp = <Py_ssize_t *> _alloc(max(n_ids, 1) * sizeof(Py_ssize_t), False)
+        first_at = <Py_ssize_t *> _alloc(max(n_ids, 1) * sizeof(Py_ssize_t), False)
         for k in range(n_ids):
             stamp[k] = -1
         for pos in range(n):
-            if not ok[pos]:
+            if end[pos] == off[pos]:
                 prev = -1
                 continue
             if prev >= 0:
-                lo, hi, plo = off[pos], off[pos + 1], off[prev]
+                lo, hi, plo = off[pos], end[pos], off[prev]
                 # the deepest element of this scope that the previous one holds, and where the
                 # previous scope holds it first
                 i = -1
@@ -76,29 +76,29 @@ def children(blocks):
                         break
                     j -= 1
                 if 0 <= j < hi - lo - 1:
-                    sc = <tuple> scopes[pos]
+                    sc = <tuple> _field(seq[pos], _block_off[13])
                     parent = sc[j]
                     kids = out.get(parent)
                     if kids is None:
                         kids = out[parent] = {}
-                        ps = <tuple> scopes[prev]
+                        ps = <tuple> _field(seq[prev], _block_off[13])
                         if i + 1 < len(ps):  # the previous block's child is the first one seen
                             child_id = ids[plo + i + 1]
                             start = prev
-                            while start > 0 and _holds(ids, off[start - 1], off[start], child_id):
+                            while start > 0 and _holds(ids, off[start - 1], end[start - 1],
+                                                       child_id):
                                 start -= 1
                             kids[ps[i + 1]] = (start, prev, i + 1)
                     child = sc[j + 1]
                     if child not in kids:
                         kids[child] = (pos, pos, j + 1)
             prev = pos
-            lo, hi = off[pos], off[pos + 1]
+            lo, hi = off[pos], end[pos]
             for k in range(hi - lo - 1, -1, -1):  # from the end: the first place wins
                 stamp[ids[lo + k]] = pos
                 first_at[ids[lo + k]] = k
     finally:
-        free(off)
-        free(ids)
+        free(end)
         free(stamp)
         free(first_at)
     return out

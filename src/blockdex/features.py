@@ -22,6 +22,7 @@ import numpy as np
 from blockdex import _features_c as compiled
 from blockdex.candidates import CANDIDATE_NAMES, COMPILED_PARAMS
 from blockdex.cjk import CJK_CLASS
+from blockdex.ids import page_ids
 from blockdex.page import Block, Page
 
 # -- tables the rules read (one place each) ----------------------------------------------------
@@ -307,29 +308,18 @@ def block_features(page: Page) -> np.ndarray:
     title_words = set(WORD_RE.findall(page.title.lower())) if page.title else set()
     cols = _block_columns(blocks, stops, title_words)
     # Tag-path and class/id vectors repeat within a page: compute each distinct one once.
-    path_ids, path_of, attr_ids, attr_of = _path_attr_ids(blocks)
-    path_rows = np.empty((len(path_ids), len(PATH_TAGS)), dtype=np.float32)
-    compiled.path_rows(list(path_ids), PATH_TAGS, path_rows)
-    attr_rows = _attr_matrix(attr_ids)
+    ids = page_ids(page)
+    path_rows = np.empty((len(ids.paths), len(PATH_TAGS)), dtype=np.float32)
+    compiled.path_rows(ids.paths, PATH_TAGS, path_rows)
+    attr_rows = _attr_matrix(ids.attrs)
     n_title = max(len(title_words), 1)
     out = np.empty((n, len(FEATURE_NAMES)), dtype=np.float32)
     compiled.block_feature_matrix(
-        blocks, cols, path_of, attr_of, path_rows, attr_rows, float(page.html_bytes),
+        blocks, cols, ids, path_rows, attr_rows, float(page.html_bytes),
         n_title, REPEAT_LEVELS, SCOPE_LEVELS, MAIN_CONTAINER_SHARE, CHARS_PER_WORD,
         GOOD_MIN_WORDS, GOOD_MAX_LINK_DENSITY, CONTEXT_WINDOW, out, COMPILED_PARAMS,
     )  # fmt: skip
     return out
-
-
-def _path_attr_ids(
-    blocks: tuple[Block, ...],
-) -> tuple[dict[str, int], np.ndarray, dict[str, int], np.ndarray]:
-    """Distinct tag paths and attrs strings numbered in order of first appearance, and each
-    block's two numbers."""
-    path_of = np.empty(len(blocks), dtype=np.intp)
-    attr_of = np.empty(len(blocks), dtype=np.intp)
-    path_ids, attr_ids = compiled.path_attr_ids(blocks, path_of, attr_of)
-    return path_ids, path_of, attr_ids, attr_of
 
 
 # -- second stage: the first stage's probabilities around each block ---------------------------
@@ -364,8 +354,7 @@ def block_groups(page: Page) -> np.ndarray:
     """
     blocks = page.blocks
     out = np.zeros((len(blocks), 1 + len(PROB_SCOPE_LEVELS)), dtype=np.int32)
-    if not compiled.block_groups(blocks, PROB_SCOPE_LEVELS, out):
-        raise OverflowError("a scope element id does not fit 64 bits")
+    compiled.block_groups(blocks, page_ids(page), PROB_SCOPE_LEVELS, out)
     return out
 
 

@@ -35,6 +35,7 @@ import numpy as np
 
 from blockdex import _items_c as compiled
 from blockdex.errors import check_minimums
+from blockdex.ids import BlockIds, block_ids, page_ids
 from blockdex.page import Block, ItemList, Page
 
 ITEM_TAGS_EXCLUDED = frozenset(
@@ -103,38 +104,60 @@ def block_words(blocks: Sequence[Block]) -> np.ndarray:
     return np.diff(np.asarray(_word_prefix(blocks), dtype=np.float64))
 
 
-def _children(blocks: Sequence[Block]) -> dict[int, dict[int, tuple[int, int, int]]]:
+def _numbered_word_prefix(ids: BlockIds) -> list[int]:
+    """:func:`_word_prefix` of the blocks ``ids`` numbers, counted once a page (kept in
+    ``ids``, which the page's facts hold): the item lists and the page-kind rules read them."""
+    if ids.word_prefix is None:
+        ids.word_prefix = _word_prefix(ids.blocks)
+    return ids.word_prefix  # type: ignore[no-any-return]
+
+
+def page_block_words(page: Page) -> np.ndarray:
+    """:func:`block_words` of the page's blocks, their words counted once a page."""
+    return np.diff(np.asarray(_numbered_word_prefix(page_ids(page)), dtype=np.float64))
+
+
+def _children(
+    blocks: tuple[Block, ...], ids: BlockIds
+) -> dict[int, dict[int, tuple[int, int, int]]]:
     """Parent element id → {child element id: (first block position, a block inside it, the
     child's position in that block's scope)}, from consecutive blocks that part below a shared
-    element (``_items_c.children``: the blocks' scope ids numbered into C arrays, the deepest
-    shared element of two blocks found by comparing integers). Signatures are read later, for
-    parents with enough children only."""
-    return _read(compiled.children(blocks))  # type: ignore[return-value]
+    element (``_items_c.children``: on the blocks' scope numbers, ``ids``, the deepest shared
+    element of two blocks found by comparing integers). Signatures are read later, for parents
+    with enough children only."""
+    return _read(compiled.children(blocks, ids))  # type: ignore[return-value]
 
 
 def _candidate_children(
-    blocks: Sequence[Block], cfg: ItemConfig
+    blocks: tuple[Block, ...], cfg: ItemConfig, ids: BlockIds
 ) -> list[tuple[int, list[tuple[int, int, str, str]]]]:
     """Each parent with at least ``cfg.min_items`` children that may be items, with those
     children in order as ``(first block, last block, tag, class attribute)``: a child whose
     tag is in ITEM_TAGS_EXCLUDED is left out, and a child's last block is the one before the
     next child's first (the last child's: the last block inside it)."""
-    kids_of = _children(blocks)
+    kids_of = _children(blocks, ids)
     found = compiled.candidate_children(blocks, kids_of, ITEM_TAGS_EXCLUDED, cfg.min_items)
     return _read(found)  # type: ignore[return-value]
 
 
-def find_item_lists(blocks: Sequence[Block], cfg: ItemConfig = DEFAULT_ITEMS) -> list[ItemList]:
-    """The page's item lists, by first block (outer lists before the lists inside them)."""
+def find_item_lists(
+    blocks: Sequence[Block], cfg: ItemConfig = DEFAULT_ITEMS, ids: BlockIds | None = None
+) -> list[ItemList]:
+    """The page's item lists, by first block (outer lists before the lists inside them).
+    ``ids``: the blocks' numbers when the caller has them (:func:`blockdex.ids.block_ids` of
+    ``blocks`` as a tuple; numbered here otherwise)."""
+    if ids is None or ids.blocks is not blocks:
+        ids = block_ids(blocks)
+    blocks = ids.blocks
     # each parent's children grouped by class_signature, in C (a wcxb page has ~250 children;
     # a cache of the keys missed 10.4k of 35.7k lookups a round of 200 pages, benchmarks/NOTES.md)
     found: list[ItemList] = compiled.template_lists(
         blocks,
-        _candidate_children(blocks, cfg),
+        _candidate_children(blocks, cfg, ids),
         ItemList,
         cfg.min_items,
         cfg.min_line_words,
-        _word_prefix,
+        lambda _: _numbered_word_prefix(ids),  # the blocks ids numbers
     )
     found.sort(key=lambda lst: (lst.items[0][0], -lst.items[-1][1]))
     return _merge_grids(found, cfg)

@@ -165,23 +165,29 @@ class PageFacts:
     (:func:`blockdex.pagetype.classify_page`: a forest over page-wide columns that only the
     outputs showing it should pay for). The step that builds the page gives the two functions
     (:func:`blockdex.segment.segment_document`), so this module imports nothing above it; the
-    cache is the builder's, and :class:`Page` stays frozen."""
+    cache is the builder's, and :class:`Page` stays frozen.
 
-    __slots__ = ("_page_type", "_primary", "classify", "find_primary")
+    ``ids`` holds the blocks' integer ids (:func:`blockdex.ids.page_ids`: tag paths, class/id
+    strings and scope elements numbered once a page for the compiled readers), or None until
+    a reader asks."""
+
+    __slots__ = ("_page_type", "_primary", "classify", "find_primary", "ids")
 
     def __init__(
         self,
         find_primary: Callable[[Page], Primary] | None = None,
         classify: Callable[[Page], PageType] | None = None,
+        ids: Any = None,
     ) -> None:
         self.find_primary = find_primary
         self.classify = classify
+        self.ids = ids
         self._primary: Primary | None = None
         self._page_type: PageType | None = None
 
     def fresh(self) -> PageFacts:
-        """The same functions with nothing worked out yet: for another page made from this
-        one's blocks (:meth:`Page.slice`)."""
+        """The same functions with nothing worked out yet (no ids either): for another page
+        made from this one's blocks (:meth:`Page.slice`)."""
         return PageFacts(self.find_primary, self.classify)
 
     def primary(self, page: Page) -> Primary:

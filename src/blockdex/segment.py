@@ -44,6 +44,7 @@ from blockdex import _segment_c as compiled
 from blockdex import pagetype
 from blockdex.cjk import WORD_PATTERN
 from blockdex.errors import check_minimums, setting_name
+from blockdex.ids import block_ids
 from blockdex.items import find_item_lists
 from blockdex.page import Block, Page, PageFacts
 from blockdex.parse import Document, parse_bounded
@@ -870,9 +871,11 @@ def segment_document(
             f"page has more than {cfg.max_blocks:,} blocks; the rest were dropped "
             "(SegmentConfig.max_blocks)"
         )
-    item_lists = find_item_lists(blocks)
+    numbered = tuple(blocks)
+    ids = block_ids(numbered)  # the readers' numbers, once a page: kept in the page's facts
+    item_lists = find_item_lists(numbered, ids=ids)
     return Page(
-        blocks=tuple(blocks),
+        blocks=numbered,
         title=doc.title,
         url=doc.url,
         meta=dict(doc.meta),
@@ -882,5 +885,5 @@ def segment_document(
         units=page_units(root, blocks, item_lists=item_lists),
         item_lists=tuple(item_lists),
         images=cfg.images,
-        facts=PageFacts(find_primary, pagetype.classify_page),  # looked up per page: swappable
+        facts=PageFacts(find_primary, pagetype.classify_page, ids),  # looked up per page: swappable
     )

@@ -10,7 +10,7 @@
 cimport cython
 from libc.stdlib cimport free
 from libc.string cimport memcpy
-from blockdex._common_c cimport _alloc
+from blockdex._common_c cimport BlockIds, _alloc
 from blockdex._features_c cimport _context_fill, _group_ids, _order_desc
 import numpy as np
 
@@ -19,6 +19,7 @@ import numpy as np
 @cython.wraparound(False)
 def stage2_rows(
     tuple blocks,
+    BlockIds ids,
     const double[::1] p,
     double mean,
     tuple levels,
@@ -31,9 +32,9 @@ def stage2_rows(
     probability ``p`` is within ``[lo, hi]``, and their rows of ``X`` followed by their
     :func:`context_matrix` columns (groups as ``blockdex.features.block_groups``, ``mean`` is
     ``p.mean()``, the rank by a stable sort) as one float32 matrix: what
-    ``np.hstack([X[unsure], context_features(p, block_groups(page))[unsure]])`` gives.
-    Returns ``(positions, rows)``, or None when it cannot (an element id past 64 bits, a NaN
-    probability): the caller then takes the numpy route."""
+    ``np.hstack([X[unsure], context_features(p, block_groups(page))[unsure]])`` gives (``ids``:
+    the blocks' numbers, ``blockdex.ids.page_ids``). Returns ``(positions, rows)``, or None
+    when it cannot (a NaN probability): the caller then takes the numpy route."""
     cdef Py_ssize_t n = p.shape[0], i, j, m = 0, r = 0, n_g = 1 + len(levels)
     cdef Py_ssize_t n_x = X.shape[1], n_ctx = 7 + len(windows) + n_g + 5
     cdef int *groups = NULL
@@ -41,6 +42,8 @@ def stage2_rows(
     cdef float *ctx = NULL
     if len(blocks) != n or X.shape[0] != n:
         raise ValueError("arrays have the wrong shape")
+    if ids.blocks is not blocks:
+        raise ValueError("ids numbers other blocks")
     for i in range(n):
         if p[i] != p[i]:
             return None
@@ -54,8 +57,7 @@ def stage2_rows(
     cdef float[:, ::1] out = rows
     try:
         groups = <int *> _alloc(n * n_g * sizeof(int), False)
-        if not _group_ids(blocks, levels, groups):
-            return None
+        _group_ids(ids, levels, groups)
         order = <Py_ssize_t *> _alloc(2 * n * sizeof(Py_ssize_t), False)
         _order_desc(&p[0], n, order, order + n)
         ctx = <float *> _alloc(n * n_ctx * sizeof(float), False)

@@ -35,6 +35,7 @@ from blockdex.features import (
     in_family,
 )
 from blockdex.forest import Forest
+from blockdex.ids import page_ids
 from blockdex.items import ITEM_COLUMN_NAMES, ITEM_CONTEXT_NAMES, slot_means
 from blockdex.items import item_columns as item_column_values
 from blockdex.page import Block, Page, Selection
@@ -161,7 +162,7 @@ class ContentModel:
             # the confident ones, no fancy indexing and hstack copies)
             mean = float(np.add.reduce(p1) / len(p1))  # p1.mean(): the same reduction
             unsure_rows = compiled.stage2_rows(
-                page.blocks, p1, mean, PROB_SCOPE_LEVELS, PROB_WINDOWS,
+                page.blocks, page_ids(page), p1, mean, PROB_SCOPE_LEVELS, PROB_WINDOWS,
                 confident[0], confident[1], X,
             )  # fmt: skip
             if unsure_rows is not None:

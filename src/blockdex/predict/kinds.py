@@ -48,13 +48,11 @@ page the same list read as a collection's grid would add it (``benchmarks/NOTES.
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Callable
 
 import numpy as np
 
-from blockdex.items import block_words, cut_lists, item_slot_groups, slot_means
+from blockdex.items import cut_lists, item_slot_groups, page_block_words, slot_means
 from blockdex.page import Page
 
 MIN_ITEMS = 4
@@ -107,20 +105,17 @@ def page_kind_rules(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarr
     """``keep`` changed by the rules above (the same array when none applies)."""
     if not (page.url or page.meta.get("canonical")):
         return keep
-    words = functools.cache(lambda: block_words(page.blocks))  # counted once, if a rule asks
-    keep = _page_list(page, keep, probs, words)
+    keep = _page_list(page, keep, probs)
     keep = _shop_page(page, keep)
-    keep = _service_page(page, keep, probs, words)
-    return _template_mates(page, keep, probs, words)
+    keep = _service_page(page, keep, probs)
+    return _template_mates(page, keep, probs)
 
 
-def _page_list(
-    page: Page, keep: np.ndarray, probs: np.ndarray, page_words: Callable[[], np.ndarray]
-) -> np.ndarray:
+def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     if all(len(lst.items) < MIN_ITEMS for lst in page.item_lists):
         return keep
     n = len(page.blocks)
-    words = page_words()
+    words = page_block_words(page)
     kept_words = float(words[keep].sum())
     most_outside = MAX_OUTSIDE_SHARE * float(words.sum())
     best: tuple[int, np.ndarray] | None = None
@@ -173,9 +168,7 @@ def _shop_page(page: Page, keep: np.ndarray) -> np.ndarray:
     return out
 
 
-def _service_page(
-    page: Page, keep: np.ndarray, probs: np.ndarray, page_words: Callable[[], np.ndarray]
-) -> np.ndarray:
+def _service_page(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     """The sections between a service page's first and last kept block (see the module's rules)."""
     kept = np.flatnonzero(keep)
     if not len(kept):
@@ -189,7 +182,7 @@ def _service_page(
             add[i] = False
     if not add.any():
         return keep
-    words = page_words()
+    words = page_block_words(page)
     if float(words[add].sum()) < SERVICE_MIN_ADDED * max(1.0, float(words[keep].sum())):
         return keep
     if page.page_type.label != "service":
@@ -211,9 +204,7 @@ def _template(tag: str, attrs: str) -> tuple[str, str]:
     return tag, hashed
 
 
-def _template_mates(
-    page: Page, keep: np.ndarray, probs: np.ndarray, page_words: Callable[[], np.ndarray]
-) -> np.ndarray:
+def _template_mates(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     """The dropped blocks made from a kept block's template (see the module's rules)."""
     known = page.facts.known_page_type()
     if known is not None and known.label not in TEMPLATE_KINDS:
@@ -247,7 +238,7 @@ def _template_mates(
             add.append(i)
     if not add:
         return keep
-    words = page_words()
+    words = page_block_words(page)
     if float(words[add].sum()) < TEMPLATE_MIN_ADDED * max(1.0, float(words[keep].sum())):
         return keep
     if page.page_type.label not in TEMPLATE_KINDS:
