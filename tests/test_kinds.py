@@ -305,3 +305,22 @@ def test_a_threads_posts_written_like_the_kept_one_are_kept(monkeypatch) -> None
     for kind in ("article", "product"):  # (on a listing the list rule reads the posts)
         _as(kind, monkeypatch)
         assert (page_kind_rules(page, keep, probs) == keep).all()
+
+
+def test_a_threads_quote_of_an_earlier_post_is_written_once(monkeypatch) -> None:
+    html = (KINDS / "forum_thread.html").read_text(encoding="utf-8")
+    page = blockdex.segment(html, url="https://forum.example/t/4411")
+    texts = [b.text for b in page.blocks]
+    quote = texts.index("Is the holding known to be poor on the east side")
+    keep = np.array([b.tag in ("p", "blockquote") and "post-body" in b.attrs for b in page.blocks])
+    assert keep[quote] and page.blocks[quote].tag == "blockquote"
+    probs = np.where(keep, 0.9, 0.02)
+    _as("forum", monkeypatch)
+    ruled = page_kind_rules(page, keep, probs)
+    assert not ruled[quote]  # the first post, kept above it, says it already
+    assert (ruled | (np.arange(len(keep)) == quote) == keep).all()  # nothing else changes
+    later = keep.copy()
+    later[:quote] = False  # the quoted post not kept: the quote is the thread's only copy
+    assert (page_kind_rules(page, later, np.where(later, 0.9, 0.02)) == later).all()
+    _as("article", monkeypatch)  # a pull quote in an article is the article's to keep
+    assert (page_kind_rules(page, keep, probs) == keep).all()

@@ -36,6 +36,10 @@ The rules below read the model's decision at the level of the page, each only wh
   below it, or keeps most of a manual's paragraphs and drops the short ones. Not on articles,
   where the body's own comment policy and "follow us" lines share the paragraphs' template, nor
   on listings, where a rail's entries share the records' (``benchmarks/NOTES.md``).
+- **Quoted text once.** On a forum thread, a kept quote (a ``<blockquote>``, or an element whose
+  class or id names a quote) whose words, :data:`QUOTE_MIN_WORDS` or more, the kept blocks before
+  it already hold is dropped: a reply quoting a line of an earlier post. (A quote of a whole
+  block is dropped on every page by the repeats rule, ``ContentPredictor(repeats=False)``.)
 
 The page type costs a few milliseconds, so it is asked only once a rule has something to change.
 No rule reads a page without an address (no URL given and no canonical link): the page type
@@ -52,8 +56,9 @@ import re
 
 import numpy as np
 
+from blockdex.features import WORD_RE
 from blockdex.items import cut_lists, item_slot_groups, page_block_words, slot_means
-from blockdex.page import Page
+from blockdex.page import Block, Page
 
 MIN_ITEMS = 4
 """Fewer items than this are not a page's list (a pair of teasers, three related links)."""
@@ -89,6 +94,12 @@ TEMPLATE_MIN_ADDED = 0.02
 """The template rule asks for the page type only when the blocks it would add hold this share of
 the kept words: half the calls, for the same gain (wcxb left out, two seeds: +0.0059 / +0.0072
 instead of +0.0061 / +0.0073; ``benchmarks/NOTES.md``)."""
+QUOTE_MIN_WORDS = 3
+"""A shorter quote ("Thanks!", "+1") is kept: its words are likely anywhere before it."""
+QUOTE_MAX_CHECKS = 100
+"""At most this many kept quotes a page are looked for in the text before them (each look reads
+that text: a page of thousands of quotes must not cost their number times its length). The most
+any shared page keeps is 164 (a trafilatura-eval tutorial, not a forum)."""
 REVIEW_WORDS = ("review", "rating", "testimonial")
 """Class or id tokens (``Block.attrs``, the element's and its nearest ancestors') of a review,
 inside a token too (``product-reviews``, ``star-rating``)."""
@@ -108,7 +119,8 @@ def page_kind_rules(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarr
     keep = _page_list(page, keep, probs)
     keep = _shop_page(page, keep)
     keep = _service_page(page, keep, probs)
-    return _template_mates(page, keep, probs)
+    keep = _template_mates(page, keep, probs)
+    return _quoted_once(page, keep)
 
 
 def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
@@ -245,4 +257,44 @@ def _template_mates(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarr
         return keep
     out = keep.copy()
     out[add] = True
+    return out
+
+
+def _is_quote(block: Block) -> bool:
+    """A ``<blockquote>``'s block, or one inside an element whose class or id names a quote
+    (two ``in`` tests instead of lower-casing every kept block's class list)."""
+    attrs = block.attrs
+    return (
+        block.tag == "blockquote"
+        or "blockquote" in block.path
+        or "quote" in attrs
+        or "Quote" in attrs
+    )
+
+
+def _quoted_once(page: Page, keep: np.ndarray) -> np.ndarray:
+    """A forum's kept quotes of what the thread already says, dropped (see the module's rules)."""
+    blocks = page.blocks
+    kept = np.flatnonzero(keep).tolist()
+    quotes = [i for i in kept if _is_quote(blocks[i])][:QUOTE_MAX_CHECKS]
+    if not quotes:
+        return keep
+    known = page.facts.known_page_type()
+    if known is not None and known.label != "forum":
+        return keep
+    before = " "  # the kept blocks' words so far, one space around each
+    drop = []
+    quoted = set(quotes)
+    for i in kept:
+        if i > quotes[-1]:
+            break
+        words = " ".join(WORD_RE.findall(blocks[i].text.lower()))
+        if i in quoted and words.count(" ") + 1 >= QUOTE_MIN_WORDS and f" {words} " in before:
+            drop.append(i)
+            continue
+        before += words + " "
+    if not drop or len(drop) == len(kept) or page.page_type.label != "forum":
+        return keep
+    out = keep.copy()
+    out[drop] = False
     return out
