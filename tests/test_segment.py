@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -345,3 +346,34 @@ def test_resolved_url_is_urljoin(base: str, start: str, pieces: list[str]) -> No
     except ValueError:
         return
     assert resolved_url(base, href) == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "/img/",
+                "BLANK.",
+                "Spacer.gif",
+                "pixel.",
+                "PlaceHolder",
+                "transparent.",
+                "data:",
+                "DATA:",
+                "a",
+                ".",
+                "K",
+                "\u212a",
+                "photo.jpg",
+                "x",
+            ]
+        ),
+        max_size=6,
+    ).map("".join)
+)
+def test_a_placeholder_address_is_found_as_the_expression_finds_it(src: str) -> None:
+    module = importlib.import_module("blockdex.segment")  # `blockdex.segment` is the function
+    assert module._placeholder(src) == (module._PLACEHOLDER_RE.search(src) is not None)
+    for word in module._PLACEHOLDER_WORDS:  # the spelled-out tests are these words
+        assert module._placeholder("/a/" + word.upper() + "png")
