@@ -43,6 +43,7 @@ cdef struct _Words:
     # read as " " + "\n".join(texts) + " ", lower-cased, and " word " counted in it as
     # str.count counts (non-overlapping, left to right)
     int n
+    unsigned int lengths  # bit k set: some word is k characters long
     int length[MAX_WORDS]
     unsigned char chars[MAX_WORDS][WORD_LEN]
     Py_ssize_t count[MAX_WORDS]
@@ -60,7 +61,7 @@ cdef inline void _token_end(_Words *w) noexcept:
     the Kelvin sign (k, in no word) and of U+0130 only with a combining dot, so a token holding
     a character past ASCII is no word."""
     cdef int k, j
-    if w.tok_ascii and w.tok_len <= WORD_LEN:
+    if w.tok_ascii and w.tok_len <= WORD_LEN and (w.lengths >> w.tok_len) & 1:
         for k in range(w.n):
             if w.length[k] != w.tok_len or w.open <= w.last_close[k]:
                 continue
@@ -87,6 +88,21 @@ cdef inline void _token_char(_Words *w, unsigned int c) noexcept:
     w.at += 1
 
 
+cdef unsigned char _plain[128]  # see _load_plain
+
+
+cdef void _load_plain() noexcept:
+    """``_plain[c]``: 1 for the ASCII characters :func:`_scan` only counts into the running word
+    and token (not whitespace as ``str.split`` reads it, not ``?``, ``$``, the space or the
+    ``2`` a year starts with), 0 for those it looks at further."""
+    cdef unsigned int c
+    for c in range(128):
+        _plain[c] = not (Py_UNICODE_ISSPACE(c) or c == 63 or c == 36 or c == 50)
+
+
+_load_plain()
+
+
 cdef Py_ssize_t _scan(
     const _char_t *d, Py_ssize_t n, bint *question, Py_ssize_t *prices, Py_ssize_t *dates,
     _Words *w,
@@ -95,40 +111,45 @@ cdef Py_ssize_t _scan(
     currency signs (``pagetype.PRICE_SIGNS``); the matches of YEAR_PATTERN and of
     RELATIVE_PATTERN (the regexes' left-to-right, non-overlapping matches: ``\\d`` a decimal,
     ``\\w`` alphanumeric or ``_``, as Python's ``re`` reads them); the text's characters fed to
-    the pronoun count."""
-    cdef Py_ssize_t i, words = 0, p = 0, y = 0
+    the pronoun count. One pass: most characters are :data:`_plain` and only extend the word
+    and the token; a year is looked for where a ``2`` stands, a relative date where a space."""
+    cdef Py_ssize_t i, words = 0, p = 0, y = 0, year_from = 0
     cdef bint in_word = False, q = False
     cdef Py_UCS4 c
+    cdef unsigned int u
     for i in range(n):
         c = d[i]
+        u = <unsigned int> c
+        if u < 128 and _plain[u]:
+            if not in_word:
+                in_word = True
+                words += 1
+            if w.tok_len < WORD_LEN:
+                w.tok[w.tok_len] = <unsigned char> (u + 32 if 65 <= u <= 90 else u)
+            w.tok_len += 1
+            w.at += 1
+            continue
         if c == 63:  # '?'
             q = True
         elif c == 36 or c == 0x20AC or c == 0xA3 or c == 0xA5 or c == 0x20B9 or c == 0x20A9 \
                 or c == 0x20BD:  # $ € £ ¥ ₹ ₩ ₽
             p += 1
+        elif c == 50:  # 20[0-3]\d(?!\d), not overlapping the year before
+            if (i >= year_from and i + 4 <= n and d[i + 1] == 48 and 48 <= d[i + 2] <= 51
+                    and Py_UNICODE_ISDECIMAL(d[i + 3])
+                    and (i + 4 == n or not Py_UNICODE_ISDECIMAL(d[i + 4]))):
+                y += 1
+                year_from = i + 4
+        elif c == 32:  # " ago(?!\w)": a match holds no other space, so none overlap
+            if (i + 4 <= n and d[i + 1] == 97 and d[i + 2] == 103 and d[i + 3] == 111
+                    and (i + 4 == n or not (Py_UNICODE_ISALNUM(d[i + 4]) or d[i + 4] == 95))):
+                y += 1
         if Py_UNICODE_ISSPACE(c):
             in_word = False
         elif not in_word:
             in_word = True
             words += 1
         _token_char(w, <unsigned int> c)
-    i = 0
-    while i + 4 <= n:  # 20[0-3]\d(?!\d)
-        if (d[i] == 50 and d[i + 1] == 48 and 48 <= d[i + 2] <= 51
-                and Py_UNICODE_ISDECIMAL(d[i + 3])
-                and (i + 4 == n or not Py_UNICODE_ISDECIMAL(d[i + 4]))):
-            y += 1
-            i += 4
-        else:
-            i += 1
-    i = 0
-    while i + 4 <= n:  # " ago(?!\w)"
-        if (d[i] == 32 and d[i + 1] == 97 and d[i + 2] == 103 and d[i + 3] == 111
-                and (i + 4 == n or not (Py_UNICODE_ISALNUM(d[i + 4]) or d[i + 4] == 95))):
-            y += 1
-            i += 4
-        else:
-            i += 1
     question[0] = q
     prices[0] = p
     dates[0] = y
@@ -196,12 +217,14 @@ def block_sums(
             or len(pronouns) != len(pronoun_groups)):
         return None
     w.n = len(pronouns)
+    w.lengths = 0
     for k in range(w.n):
         word = (<str> pronouns[k]).encode("utf-8")
         if (not 0 < len(word) <= WORD_LEN or not word.isalpha() or not word.islower()
                 or len(word) != len(<str> pronouns[k])):
             return None
         w.length[k] = len(word)
+        w.lengths |= (<unsigned int> 1) << len(word)
         for j in range(len(word)):
             w.chars[k][j] = word[j]
         w.count[k] = 0
@@ -345,12 +368,14 @@ cdef object _words_for = None  # the words the table below was built from
 cdef bytes _words_pool = None
 cdef Py_ssize_t _w_start[512]
 cdef Py_ssize_t _w_len[512]
-cdef Py_ssize_t _w_first[129]  # words starting with byte c: _w_first[c] .. _w_first[c + 1]
+cdef unsigned short _w_first[128 * 128 + 1]  # words starting with bytes a, b: from
+# _w_first[128 * a + b] to _w_first[128 * a + b + 1]
 cdef Py_ssize_t _w_pos[512]  # the word's position in the words given
 
 
 cdef int _load_words(tuple words) except -1:
-    """Index ``words`` (lower-case ASCII letters, at most 512) by first letter, longest first."""
+    """Index ``words`` (lower-case ASCII letters, two to a word at least, at most 512) by their
+    first two letters, longest first."""
     global _words_for, _words_pool
     cdef Py_ssize_t k, c, at = 0
     cdef list order
@@ -359,10 +384,12 @@ cdef int _load_words(tuple words) except -1:
     if len(words) > 512:
         return 0
     for w in words:
-        if not isinstance(w, str) or not w or not w.isascii() or not w.isalpha() \
+        if not isinstance(w, str) or len(w) < 2 or not w.isascii() or not w.isalpha() \
                 or not w.islower():
             return 0
-    order = sorted(range(len(words)), key=lambda k: (words[k][0], -len(words[k])))
+    order = sorted(
+        range(len(words)), key=lambda k: (128 * ord(words[k][0]) + ord(words[k][1]), -len(words[k]))
+    )
     _words_pool = "".join([words[k] for k in order]).encode("ascii")
     for k in range(len(order)):
         _w_pos[k] = order[k]
@@ -370,10 +397,10 @@ cdef int _load_words(tuple words) except -1:
         _w_start[k] = at
         at += _w_len[k]
     k = 0
-    for c in range(129):
-        while k < len(order) and ord(words[order[k]][0]) < c:
+    for c in range(128 * 128 + 1):
+        while k < len(order) and 128 * ord(words[order[k]][0]) + ord(words[order[k]][1]) < c:
             k += 1
-        _w_first[c] = k
+        _w_first[c] = <unsigned short> k
     _words_for = words
     return 1
 
@@ -381,19 +408,22 @@ cdef int _load_words(tuple words) except -1:
 cdef void _count_words(const _char_t *d, Py_ssize_t n, Py_ssize_t times, list counts) except *:
     """At each place of ``d`` the longest word that starts there, left to right, each match
     skipped past (what ``pagetype._CLASS_WORD_RE.finditer`` finds: the words as a trie, so
-    the longest word at the first place that has one), each counted ``times``."""
+    the longest word at the first place that has one), each counted ``times``. The words
+    looked at are those starting with the place's two characters."""
     cdef const unsigned char *pool = <const unsigned char *> (<char *> _words_pool)
     cdef Py_ssize_t i = 0, e, j, m, found
-    cdef unsigned int c
-    while i < n:
+    cdef unsigned int c, key
+    while i + 1 < n:
         c = <unsigned int> d[i]
+        key = <unsigned int> d[i + 1]
         found = -1
-        if c < 128:
-            for e in range(_w_first[c], _w_first[c + 1]):  # longest first
+        if c < 128 and key < 128:
+            key += 128 * c
+            for e in range(_w_first[key], _w_first[key + 1]):  # longest first
                 m = _w_len[e]
                 if i + m > n:
                     continue
-                for j in range(1, m):
+                for j in range(2, m):
                     if d[i + j] != pool[_w_start[e] + j]:
                         break
                 else:
