@@ -77,6 +77,20 @@ def test_a_missing_extension_stops_the_import_with_one_line_saying_how_to_build(
     assert missing in last and "pip install ." in last and "C compiler" in last
 
 
+@pytest.mark.parametrize("argv0", ["/usr/local/bin/blockdex", "-m"])
+def test_the_command_says_a_missing_extension_in_one_line_without_a_traceback(argv0: str) -> None:
+    code = (
+        f"import sys; sys.argv[0] = {argv0!r}; sys.modules['blockdex._items_c'] = None; "
+        "import blockdex"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert run.returncode == 1
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith("blockdex: error: blockdex's compiled extensions were not built")
+    assert "blockdex._items_c" in lines[0] and "pip install ." in lines[0]
+
+
 # -- forest evaluation ----------------------------------------------------------------------------
 
 

@@ -6,14 +6,21 @@
 'Hello, world.'
 """
 
+from blockdex.extensions import ExtensionsMissing as _ExtensionsMissing
 from blockdex.extensions import require as _require_extensions
+from blockdex.extensions import run_as_command as _run_as_command
 
-_require_extensions()  # one line that says how to build them, not an ImportError deep inside
+try:
+    _require_extensions()  # one line that says how to build them, not an ImportError deep inside
+except _ExtensionsMissing as _exc:
+    if _run_as_command():  # the `blockdex` command: its one-line error, no traceback
+        raise SystemExit(f"blockdex: error: {_exc}") from None
+    raise
 
-from blockdex.errors import BlockdexError  # noqa: E402
-from blockdex.extract import ExtractConfig, Extraction, Extractor, extract, segment  # noqa: E402
-from blockdex.page import Block, Page, Selection  # noqa: E402
-from blockdex.predict import (  # noqa: E402
+from blockdex.errors import BlockdexError
+from blockdex.extract import ExtractConfig, Extraction, Extractor, extract, segment
+from blockdex.page import Block, Page, Selection
+from blockdex.predict import (
     Predictor,
     available_predictors,
     get_predictor,

@@ -16,6 +16,8 @@ lexbor tree the walks cannot read, stops the import with one line that says what
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 
 EXTENSIONS = (
     "blockdex._lexbor_c",
@@ -43,6 +45,13 @@ BUILD_HINT = (
 
 class ExtensionsMissing(ImportError):
     """blockdex's compiled extensions are not built, or cannot read selectolax's tree."""
+
+
+def run_as_command() -> bool:
+    """Whether this process is the ``blockdex`` command: its console script, or ``python -m
+    blockdex`` (whose package is imported while ``sys.argv[0]`` is still ``-m``)."""
+    first = sys.argv[0] if sys.argv else ""
+    return first == "-m" or os.path.basename(first) in ("blockdex", "blockdex.exe")
 
 
 def require() -> None:
