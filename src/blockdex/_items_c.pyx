@@ -210,9 +210,10 @@ cdef extern from "Python.h":
 from libc.string cimport memcmp, memcpy
 
 
-cdef str _fold_digits(str s):
+cpdef str fold_digits(str s):
     """``s`` with each run of decimal digits (``\\d+`` as ``re`` reads a ``str`` pattern: the
-    characters ``str.isdecimal`` accepts) replaced by ``#``."""
+    characters ``str.isdecimal`` accepts) replaced by ``#``: the item lists' class signatures,
+    and the page-kind rules' templates (:mod:`blockdex.predict.kinds`)."""
     cdef Py_ssize_t n = len(s), i = 0, start = 0
     cdef list parts
     while i < n and not Py_UNICODE_ISDECIMAL(s[i]):
@@ -310,7 +311,7 @@ def class_signature(str tag, str attrs):
         found = _ascii_signature(tag, attrs)
         if found is not None:
             return found
-    tokens = sorted(set(_fold_digits(attrs).split()))
+    tokens = sorted(set(fold_digits(attrs).split()))
     tokens.insert(0, tag)
     return ".".join(tokens)
 

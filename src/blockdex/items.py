@@ -78,6 +78,11 @@ tokens, sorted, digits folded to ``#``: the template key two sibling records sha
 again)."""
 
 
+fold_digits = compiled.fold_digits
+"""``text`` with each run of decimal digits (``\\d+``) read as one ``#``: how a class signature
+sets numbers aside (``card-1`` and ``card-2``); the page-kind rules' templates read it too."""
+
+
 def word_count(text: str) -> int:
     """About the words of a block's text (the measure of :attr:`ItemList.words`): its spaces plus one (a block's text is squashed to
     single spaces; only code keeps its newlines). ``str.split`` on every block of a large page

@@ -57,7 +57,7 @@ import re
 import numpy as np
 
 from blockdex.features import WORD_RE
-from blockdex.items import cut_lists, item_slot_groups, page_block_words, slot_means
+from blockdex.items import cut_lists, fold_digits, item_slot_groups, page_block_words, slot_means
 from blockdex.page import Block, Page
 
 MIN_ITEMS = 4
@@ -202,18 +202,14 @@ def _service_page(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray
     return keep | add
 
 
-_HASHED_DIGITS = str.maketrans("0123456789", "##########")
 _NUMBERED_RE = re.compile(r"[\d#]")
 
 
 def _template(tag: str, attrs: str) -> tuple[str, str]:
-    """A block's template: its tag and its enclosing elements' class/id names, numbers aside
-    (``post-99`` and ``post-100`` are one template). A table and ``replace`` cost a quarter of
-    a regular expression's ``sub`` over a long class list."""
-    hashed = attrs.translate(_HASHED_DIGITS)
-    while "##" in hashed:
-        hashed = hashed.replace("##", "#")
-    return tag, hashed
+    """A block's template: its tag and its enclosing elements' class/id names, each run of
+    digits read as one ``#`` as the item lists' class signatures read them (``post-99`` and
+    ``post-100`` are one template)."""
+    return tag, fold_digits(attrs)
 
 
 def _template_mates(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
