@@ -180,6 +180,14 @@ def _shop_page(page: Page, keep: np.ndarray) -> np.ndarray:
     return out
 
 
+def _adds_enough(page: Page, keep: np.ndarray, add: np.ndarray | list[int], share: float) -> bool:
+    """Whether the blocks ``add`` (a mask or positions) hold ``share`` of the kept words: the
+    gate before a rule asks for the page type (a few milliseconds) for an addition that would
+    change little."""
+    words = page_block_words(page)
+    return float(words[add].sum()) >= share * max(1.0, float(words[keep].sum()))
+
+
 def _service_page(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     """The sections between a service page's first and last kept block (see the module's rules)."""
     kept = np.flatnonzero(keep)
@@ -194,10 +202,7 @@ def _service_page(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray
             add[i] = False
     if not add.any():
         return keep
-    words = page_block_words(page)
-    if float(words[add].sum()) < SERVICE_MIN_ADDED * max(1.0, float(words[keep].sum())):
-        return keep
-    if page.page_type.label != "service":
+    if not _adds_enough(page, keep, add, SERVICE_MIN_ADDED) or page.page_type.label != "service":
         return keep
     return keep | add
 
@@ -246,8 +251,7 @@ def _template_mates(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarr
             add.append(i)
     if not add:
         return keep
-    words = page_block_words(page)
-    if float(words[add].sum()) < TEMPLATE_MIN_ADDED * max(1.0, float(words[keep].sum())):
+    if not _adds_enough(page, keep, add, TEMPLATE_MIN_ADDED):
         return keep
     if page.page_type.label not in TEMPLATE_KINDS:
         return keep
