@@ -12,11 +12,17 @@ trains a model here either.
         [--train-only webmainbench-samples]
         [--peers trafilatura,trafilatura-precision,readability,resiliparse] [--trees N]
         [--seeds N[,N...]] [--threshold-repeats N] [--compare-units] [--compare-on OPTION]
-        [--compare-set MODULE:NAME=VALUE]
+        [--compare-set MODULE:NAME=VALUE] [--page-type-columns] [--unseen-page-types]
+        [--left-out NAMES]
 
 A left-out model moves with the training seed alone (by up to 0.04 on wcxb), so one seed per row
 is a draw: ``--seeds 20261122,1,2`` trains each row once per seed and prints the mean with the
 lowest and highest seed's figure. The peers do not depend on the seed and run once.
+
+The shipped page-type model learned every wcxb page, so the page-kind rules read wcxb's types
+better than they would read an unseen page's. ``--unseen-page-types`` gives each wcxb page the
+type from models that never saw its host (:func:`blockdex.train.unseen_types`) when it is scored;
+``--page-type-columns`` trains with the page type's columns, on such types for wcxb's pages.
 """
 
 from __future__ import annotations
@@ -29,21 +35,43 @@ import importlib
 import statistics
 import sys
 
+from blockdex import pagetype
 from blockdex.evaluate.bench import run_method, summarise_method
 from blockdex.evaluate.datasets import EvalPage, load_dataset
 from blockdex.extract import Extractor
+from blockdex.page import PageType
 from blockdex.predict.content import ContentModel, ContentPredictor
-from blockdex.train import TrainConfig, collect, train
+from blockdex.train import TrainConfig, collect, train, unseen_types
 
 
 def _score(name: str, pages: list[EvalPage], fn=None) -> dict[str, float]:
     return summarise_method(name, run_method(name, pages, progress=False, fn=fn)).scores
 
 
-def _pipeline_score(predictor: ContentPredictor, pages: list[EvalPage]) -> dict[str, float]:
-    """``predictor``'s scores through the whole pipeline (text output, each page's address)."""
+def _pipeline_score(
+    predictor: ContentPredictor, pages: list[EvalPage], types: dict[str, PageType]
+) -> dict[str, float]:
+    """``predictor``'s scores through the whole pipeline (text output, each page's address;
+    pages whose address is in ``types`` typed as given there)."""
     ex = Extractor(predictor)
-    return _score("content", pages, lambda p: ex.extract(p.html, url=p.url, output="text"))
+    with _page_types_by_url(types):
+        return _score("content", pages, lambda p: ex.extract(p.html, url=p.url, output="text"))
+
+
+@contextlib.contextmanager
+def _page_types_by_url(types: dict[str, PageType]):
+    """Pages whose address is a key of ``types`` typed as given, others as before."""
+    shipped = pagetype.classify_page
+
+    def classify(page, *args, **kwargs):
+        kind = types.get(page.url or "")
+        return kind if kind is not None else shipped(page, *args, **kwargs)
+
+    pagetype.classify_page = classify
+    try:
+        yield
+    finally:
+        pagetype.classify_page = shipped
 
 
 @contextlib.contextmanager
@@ -139,6 +167,24 @@ def main() -> int:
         help="train with the page's item columns (TrainConfig.item_columns; "
         "blockdex.items.ITEM_COLUMN_NAMES and the item slots' mean in stage 2; issue 41)",
     )
+    ap.add_argument(
+        "--page-type-columns",
+        action="store_true",
+        help="train with the page type's probabilities as columns (TrainConfig.page_type_columns;"
+        " wcxb's training pages typed by models that never saw their host)",
+    )
+    ap.add_argument(
+        "--unseen-page-types",
+        action="store_true",
+        help="score each wcxb page with the type models that never saw its host give it, not "
+        "the shipped page-type model's (which learned every wcxb page)",
+    )
+    ap.add_argument(
+        "--left-out",
+        default=None,
+        metavar="NAMES",
+        help="score only these rows (comma-separated, of --datasets); all by default",
+    )
     args = ap.parse_args()
     try:
         seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else [TrainConfig().seed]
@@ -149,9 +195,24 @@ def main() -> int:
     extra = [n for n in args.train_only.split(",") if n and n not in names]
     trainable = [n for n in names if n != "l3s-gn1"] + extra
     train_data = {
-        n: collect((n,), "train", unit_columns=args.unit_columns, item_columns=args.item_columns)
+        n: collect(
+            (n,),
+            "train",
+            unit_columns=args.unit_columns,
+            item_columns=args.item_columns,
+            page_type_columns=args.page_type_columns,
+        )
         for n in trainable
     }
+    by_url: dict[str, PageType] = {}
+    if args.unseen_page_types:
+        unseen = unseen_types(("wcxb",))
+        by_url = {
+            p.url: unseen[f"wcxb:{p.id}"]
+            for p in load_dataset("wcxb")
+            if p.url and f"wcxb:{p.id}" in unseen
+        }
+    rows = args.left_out.split(",") if args.left_out else names
     without = (
         " stories rule only (never_empty=False) | without the unit rules |"
         if args.compare_units
@@ -167,7 +228,7 @@ def main() -> int:
         + "".join(f" {p} |" for p in peers)
     )
     print(f"|---|---|---:|{'---:|' * (len(peers) + without.count('|'))}")
-    for held in names:
+    for held in rows:
         used = [n for n in trainable if n != held]
         pages = list(load_dataset(held))
         values = []
@@ -181,24 +242,25 @@ def main() -> int:
                 seed=seed,
                 unit_columns=args.unit_columns,
                 item_columns=args.item_columns,
+                page_type_columns=args.page_type_columns,
             )
             if args.trees:
                 cfg = dataclasses.replace(cfg, n_trees=args.trees)
             if args.threshold_repeats:
                 cfg = dataclasses.replace(cfg, threshold_repeats=args.threshold_repeats)
             model = ContentModel(train(cfg, [d for n in used for d in train_data[n]]).model)
-            ours = _pipeline_score(ContentPredictor(model), pages)
+            ours = _pipeline_score(ContentPredictor(model), pages, by_url)
             values.append(_value(ours))
             if args.compare_units:
                 for out, stories in ((stories_only, True), (plain, False)):
                     predictor = ContentPredictor(model, stories=stories, never_empty=False)
-                    out.append(_value(_pipeline_score(predictor, pages)))
+                    out.append(_value(_pipeline_score(predictor, pages, by_url)))
             if args.compare_on:
                 predictor = ContentPredictor(model, **{args.compare_on: True})
-                switched.append(_value(_pipeline_score(predictor, pages)))
+                switched.append(_value(_pipeline_score(predictor, pages, by_url)))
             if args.compare_set:
                 with _constant(args.compare_set):
-                    constant.append(_value(_pipeline_score(ContentPredictor(model), pages)))
+                    constant.append(_value(_pipeline_score(ContentPredictor(model), pages, by_url)))
         theirs = [_score(p, pages) for p in peers]
         metric = "token F1" if "F1" in ours else "snippet F1"
         row = "".join(f" {_cell(s)} |" for s in theirs)
@@ -209,6 +271,8 @@ def main() -> int:
         if args.compare_units:
             row = f" {_seeds_cell(stories_only)} | {_seeds_cell(plain)} |" + row
         print(f"| {held} ({len(pages)}) | {metric} | {_seeds_cell(values)} |{row}")
+        if not args.compare_on and not args.compare_set:
+            print(f"  {held}: per seed {', '.join(f'{v:.4f}' for v in values)}", file=sys.stderr)
         if args.compare_on:
             print(
                 f"  {held}: per seed {', '.join(f'{v:.4f}' for v in values)}; "

@@ -19,7 +19,9 @@ from blockdex.pagetype import (
     PageTypeConfig,
     PageTypeModel,
     classify_page,
+    page_type_columns,
     page_type_features,
+    page_type_of,
 )
 
 PAGES = Path(__file__).parent / "data" / "page_types"
@@ -96,6 +98,23 @@ def test_a_type_below_the_confidence_floor_is_other() -> None:
     assert classify_page(page, cfg=PageTypeConfig(min_confidence=sure.confidence)).label == "forum"
     # the shipped floor was chosen by cross-validation and lies between chance and certainty
     assert 0.2 < PageTypeModel.load().min_confidence < 0.9
+
+
+def test_the_page_type_columns_repeat_its_probabilities_on_every_block() -> None:
+    html, url = _page("product.html")
+    page = segment(html, url=url)
+    cols = page_type_columns(page)
+    assert cols.shape == (len(page.blocks), len(PAGE_TYPES))
+    assert (cols == cols[0]).all()
+    assert PAGE_TYPES[int(cols[0].argmax())] == page.page_type.label == "product"
+    assert abs(float(cols[0].sum()) - 1) < 1e-3
+
+
+def test_a_type_given_by_its_scores_has_the_floor_of_the_model() -> None:
+    scores = {"article": 0.2, "forum": 0.55, "product": 0.25}
+    assert page_type_of(scores, 0.5).label == "forum"
+    assert page_type_of(scores, 0.6).label == OTHER
+    assert page_type_of(scores, 0.6).confidence == 0.55
 
 
 def test_a_page_without_blocks_is_other_with_no_confidence() -> None:

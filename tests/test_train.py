@@ -187,3 +187,41 @@ def test_a_model_trained_with_unit_columns_reads_them_at_run_time(
         TrainConfig(datasets=("scrapinghub-aeb",), n_trees=4, threshold_repeats=1, max_pages=12)
     )
     assert "unit_columns" not in plain.model["config"]
+
+
+def test_a_model_trained_with_page_type_columns_reads_them_at_run_time(
+    shared_data: Path, article_html: str
+) -> None:
+    """Pages of a set the page-type model never learned are typed by it as in use; the page
+    type's columns are the same on every block and the model reads them back."""
+    from blockdex.features import FEATURE_NAMES
+    from blockdex.pagetype import PAGE_TYPE_COLUMN_NAMES
+    from blockdex.train import TrainConfig, collect, train, unseen_types
+
+    assert unseen_types(("scrapinghub-aeb",), progress=False) == {}
+    data = collect(
+        ("scrapinghub-aeb",), "train", max_pages=12, progress=False, page_type_columns=True
+    )
+    n = len(FEATURE_NAMES)
+    assert data[0].X.shape[1] == n + len(PAGE_TYPE_COLUMN_NAMES)
+    assert (data[0].X[:, n:] == data[0].X[0, n:]).all()
+    cfg = TrainConfig(
+        datasets=("scrapinghub-aeb",), n_trees=4, threshold_repeats=1, page_type_columns=True
+    )
+    result = train(cfg, data)
+    assert result.model["features"] == [*FEATURE_NAMES, *PAGE_TYPE_COLUMN_NAMES]
+    model = ContentModel(result.model)
+    assert model.page_type_columns and not ContentModel.load().page_type_columns
+    probs = model.probabilities(segment(article_html))
+    assert probs.shape[0] > 0 and np.isfinite(probs).all()
+
+
+def test_a_page_given_a_type_keeps_its_blocks_primary_article_and_ids(article_html: str) -> None:
+    from blockdex.pagetype import page_type_of
+    from blockdex.train import with_page_type
+
+    page = segment(article_html)
+    kind = page_type_of({"article": 0.1, "product": 0.9}, 0.5)
+    typed = with_page_type(page, kind)
+    assert typed.page_type is kind and page.page_type.label == "article"
+    assert typed.blocks == page.blocks and typed.primary == page.primary

@@ -670,9 +670,28 @@ def classify_page(
         return PageType(OTHER, 0.0, {})
     model = model or _shipped_model()
     probs = model.probabilities(page_type_features(page, cfg)[None, :])[0]
-    best = int(probs.argmax())
     scores = {c: float(p) for c, p in zip(model.classes, probs, strict=True)}
-    confidence = float(probs[best])
     floor = model.min_confidence if cfg.min_confidence is None else cfg.min_confidence
-    label = model.classes[best] if confidence >= floor else OTHER
-    return PageType(label, confidence, scores)
+    return page_type_of(scores, floor)
+
+
+def page_type_of(scores: Mapping[str, float], min_confidence: float) -> PageType:
+    """The :class:`PageType` of a page whose type probabilities are ``scores``: the most likely
+    type, or ``other`` below ``min_confidence``."""
+    label = max(scores, key=scores.__getitem__)
+    confidence = scores[label]
+    return PageType(label if confidence >= min_confidence else OTHER, confidence, scores)
+
+
+PAGE_TYPE_COLUMN_NAMES: tuple[str, ...] = tuple(f"page_type_{t}" for t in PAGE_TYPES)
+"""The content model's page-type columns (``TrainConfig.page_type_columns``): the page's
+probability of each type, the same on every block of the page."""
+
+
+def page_type_columns(page: Page) -> np.ndarray:
+    """The ``(n_blocks, len(PAGE_TYPES))`` float32 matrix of :data:`PAGE_TYPE_COLUMN_NAMES`:
+    :attr:`blockdex.page.Page.page_type`'s probabilities, repeated on every block (zeros for a
+    page the model could not type)."""
+    scores = page.page_type.scores
+    row = np.asarray([scores.get(t, 0.0) for t in PAGE_TYPES], dtype=np.float32)
+    return np.broadcast_to(row, (len(page.blocks), len(PAGE_TYPES)))

@@ -21,6 +21,7 @@ asked otherwise, so the ``dev`` split stays clean for measurements.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
@@ -45,6 +46,8 @@ from blockdex.features import (
     context_features,
 )
 from blockdex.items import ITEM_COLUMN_NAMES, ITEM_CONTEXT_NAMES, slot_means
+from blockdex.page import Page, PageFacts, PageType
+from blockdex.pagetype import PAGE_TYPE_COLUMN_NAMES, PageTypeModel, page_type_of
 from blockdex.predict.content import model_features
 from blockdex.units import UNIT_COLUMN_NAMES
 
@@ -100,6 +103,10 @@ class TrainConfig:
     """Give stage 1 the page's item columns (:data:`blockdex.items.ITEM_COLUMN_NAMES`: the item
     list a block sits in, its share of the page, the block's template slot) and stage 2 the
     mean first-stage probability of the block's slot across the list's items (issue 41)."""
+    page_type_columns: bool = False
+    """Give stage 1 the page type's probabilities (:data:`blockdex.pagetype.PAGE_TYPE_COLUMN_NAMES`),
+    the same on every block of a page (issue 41). Train on page types from a model that never
+    saw the page: the shipped page-type model learned every wcxb page."""
     unit_columns: bool = False
     """Give stage 1 the page's unit columns too (:data:`blockdex.units.UNIT_COLUMN_NAMES`: in
     the primary article, in a rival story, the unit headline's title match, its share of the
@@ -149,9 +156,15 @@ def _snippet_labels(seg: Any, page: EvalPage) -> tuple[np.ndarray, np.ndarray] |
 
 
 def page_data(
-    page: EvalPage, extractor: Any, unit_columns: bool = False, item_columns: bool = False
+    page: EvalPage,
+    extractor: Any,
+    unit_columns: bool = False,
+    item_columns: bool = False,
+    page_type_columns: bool = False,
+    page_type: PageType | None = None,
 ) -> PageData | None:
-    """Segment, featurise and label one page (None when it has no usable ground truth)."""
+    """Segment, featurise and label one page (None when it has no usable ground truth);
+    ``page_type`` stands for the type the page-type model would give it."""
     has_text = page.ground_truth is not None  # "" is a label too: a page without content
     if not has_text and not page.with_snippets:
         return None
@@ -161,7 +174,9 @@ def page_data(
         return None
     if not seg.blocks:
         return None
-    X, slots = model_features(seg, unit_columns, item_columns)
+    if page_type is not None:
+        seg = with_page_type(seg, page_type)
+    X, slots = model_features(seg, unit_columns, item_columns, page_type_columns)
     if not has_text:
         labels = _snippet_labels(seg, page)
         if labels is None:
@@ -196,23 +211,47 @@ def collect(
     progress: bool = True,
     unit_columns: bool = False,
     item_columns: bool = False,
+    page_type_columns: bool = False,
 ) -> list[PageData]:
     """Training pages of ``datasets`` restricted to ``split`` (``train``, ``dev`` or ``all``);
     ``unit_columns`` adds :func:`blockdex.units.unit_columns` to their features,
-    ``item_columns`` :func:`blockdex.items.item_columns`."""
+    ``item_columns`` :func:`blockdex.items.item_columns`, ``page_type_columns``
+    :func:`blockdex.pagetype.page_type_columns`."""
     from tqdm import tqdm
 
     ex = Extractor("all")
     out: list[PageData] = []
+    unseen = unseen_types(datasets, progress) if page_type_columns else {}
     for name in datasets:
         pages = [p for p in load_dataset(name) if split == "all" or split_of(p.id) == split]
         if max_pages:
             pages = pages[:max_pages]
         for page in tqdm(pages, desc=f"featurising {name}", disable=not progress, file=sys.stderr):
-            d = page_data(page, ex, unit_columns, item_columns)
+            kind = unseen.get(f"{name}:{page.id}")
+            d = page_data(page, ex, unit_columns, item_columns, page_type_columns, kind)
             if d is not None:
                 out.append(d)
     return out
+
+
+def unseen_types(datasets: tuple[str, ...], progress: bool = True) -> dict[str, PageType]:
+    """The page types the content model's page-type columns learn from, for the pages of
+    ``datasets`` that the shipped page-type model learned (wcxb's): each from models that never
+    saw the page's host (:func:`blockdex.train_page_type.unseen_page_types`), labelled with the
+    shipped model's ``other`` floor. Other pages are typed by the shipped model as in use."""
+    from blockdex.train_page_type import unseen_page_types
+
+    floor = PageTypeModel.load().min_confidence
+    return {
+        key: page_type_of(scores, floor)
+        for key, scores in unseen_page_types(datasets, progress=progress).items()
+    }
+
+
+def with_page_type(page: Page, kind: PageType) -> Page:
+    """``page`` whose type is ``kind`` (its primary article and ids as before)."""
+    facts = PageFacts(page.facts.find_primary, lambda _: kind, page.facts.ids)
+    return dataclasses.replace(page, facts=facts)
 
 
 def _weights(data: list[PageData], cfg: TrainConfig) -> np.ndarray:
@@ -357,6 +396,7 @@ def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
             cfg.max_pages,
             unit_columns=cfg.unit_columns,
             item_columns=cfg.item_columns,
+            page_type_columns=cfg.page_type_columns,
         )
     if not data:
         raise BlockdexError("no training pages with ground truth were found")
@@ -387,10 +427,12 @@ def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
     if cfg.item_columns:
         stage1_names += ITEM_COLUMN_NAMES
         context_names += ITEM_CONTEXT_NAMES
+    if cfg.page_type_columns:
+        stage1_names += PAGE_TYPE_COLUMN_NAMES
     if X.shape[1] != len(stage1_names):
         raise BlockdexError(
             f"the training pages have {X.shape[1]} feature columns where the configuration "
-            f"asks for {len(stage1_names)}: collect them with the same unit/item columns"
+            f"asks for {len(stage1_names)}: collect them with the same unit/item/page-type columns"
         )
     names = [*stage1_names, *context_names]
     top = sorted(zip(names, imp, strict=True), key=lambda kv: -kv[1])[:15]
@@ -420,7 +462,8 @@ def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
         "config": {
             k: v
             for k, v in asdict(cfg).items()
-            if k != "datasets" and not (k in ("unit_columns", "item_columns") and not v)
+            if k != "datasets"
+            and not (k in ("unit_columns", "item_columns", "page_type_columns") and not v)
         },
         "report": report,
     }

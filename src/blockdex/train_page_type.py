@@ -23,7 +23,8 @@ from __future__ import annotations
 import sys
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -178,6 +179,30 @@ def out_of_fold(
         probs[test] = model.predict(data.X[test])
         blank[test] = model.predict(X_blank[test])
     return probs, blank
+
+
+def unseen_page_types(
+    datasets: Sequence[str], cfg: PageTypeTrainConfig | None = None, progress: bool = True
+) -> dict[str, dict[str, float]]:
+    """Type probabilities of every typed page of ``datasets`` (``"dataset:id"`` → type →
+    probability) from models that never saw the page's host: :func:`out_of_fold` with pages of
+    one host in one fold, averaged over ``cfg.cv_seeds`` assignments (3 by default here). What
+    the content model's page-type columns are trained and judged on for the pages the shipped
+    page-type model learned (``TrainConfig.page_type_columns``)."""
+    typed = tuple(n for n in datasets if n in PAGE_TYPE_DATASETS)
+    if not typed:
+        return {}
+    cfg = cfg or PageTypeTrainConfig(cv_seeds=3)
+    cfg = replace(cfg, datasets=typed)
+    data = collect_page_types(cfg, progress)
+    probs = np.mean(
+        [out_of_fold(data, cfg, cfg.seed + 100 * r, by_host=True)[0] for r in range(cfg.cv_seeds)],
+        axis=0,
+    )
+    return {
+        key: {t: float(p) for t, p in zip(PAGE_TYPES, row, strict=True)}
+        for key, row in zip(data.ids, probs, strict=True)
+    }
 
 
 def confusion(y: np.ndarray, predicted: np.ndarray) -> list[list[int]]:

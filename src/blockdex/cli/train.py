@@ -72,6 +72,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="give the model the page's item lists (the list a block sits in, its share of the "
         "page, the block's slot in its item) and the mean first-stage probability of that slot",
     )
+    p.add_argument(
+        "--page-type-columns",
+        action=argparse.BooleanOptionalAction,
+        default=TrainConfig().page_type_columns,
+        help="give the model the page type's probabilities (the same on every block of a page; "
+        "the pages the page-type model learned are typed by models that never saw their host)",
+    )
     p.add_argument("--out", required=True, help="where to write the model JSON")
 
 
@@ -94,6 +101,7 @@ def run_command(args: argparse.Namespace) -> int:
                 threshold_repeats=args.threshold_repeats,
                 max_pages=args.limit,
                 item_columns=args.item_columns,
+                page_type_columns=args.page_type_columns,
             )
     except ValueError as exc:
         raise BlockdexError(str(exc)) from None

@@ -39,6 +39,8 @@ from blockdex.ids import page_ids
 from blockdex.items import ITEM_COLUMN_NAMES, ITEM_CONTEXT_NAMES, slot_means
 from blockdex.items import item_columns as item_column_values
 from blockdex.page import Block, Page, Selection
+from blockdex.pagetype import PAGE_TYPE_COLUMN_NAMES
+from blockdex.pagetype import page_type_columns as page_type_column_values
 from blockdex.predict import _content_c as compiled
 from blockdex.predict.kinds import page_kind_rules
 from blockdex.units import UNIT_COLUMN_NAMES, content_counts, missed_story_found, titled_story
@@ -88,14 +90,18 @@ _max = np.maximum.reduce
 
 
 def model_features(
-    page: Page, unit_columns: bool = False, item_columns: bool = False
+    page: Page,
+    unit_columns: bool = False,
+    item_columns: bool = False,
+    page_type_columns: bool = False,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Stage 1's input for ``page``: :func:`block_features`, then with ``unit_columns`` the
     columns of :func:`blockdex.units.unit_columns` (``TrainConfig.unit_columns``), then with
-    ``item_columns`` those of :func:`blockdex.items.item_columns`; and the blocks' item slot
-    groups that stage 2 reads with item columns (None without)."""
+    ``item_columns`` those of :func:`blockdex.items.item_columns`, then with
+    ``page_type_columns`` those of :func:`blockdex.pagetype.page_type_columns`; and the blocks'
+    item slot groups that stage 2 reads with item columns (None without)."""
     X = block_features(page)
-    if not unit_columns and not item_columns:
+    if not unit_columns and not item_columns and not page_type_columns:
         return X, None
     parts = [X]
     groups = None
@@ -104,6 +110,8 @@ def model_features(
     if item_columns:
         cols, groups = item_column_values(page)
         parts.append(cols)
+    if page_type_columns:
+        parts.append(page_type_column_values(page))
     return np.ascontiguousarray(np.hstack(parts), dtype=np.float32), groups
 
 
@@ -119,10 +127,13 @@ class ContentModel:
         self.item_columns = ITEM_COLUMN_NAMES[0] in features
         """Whether stage 1 reads the page's item columns and stage 2 the item slots' means
         (``TrainConfig.item_columns``)."""
+        self.page_type_columns = PAGE_TYPE_COLUMN_NAMES[0] in features
+        """Whether stage 1 reads the page type's probabilities (``TrainConfig.page_type_columns``)."""
         expected = (
             *FEATURE_NAMES,
             *(UNIT_COLUMN_NAMES if self.unit_columns else ()),
             *(ITEM_COLUMN_NAMES if self.item_columns else ()),
+            *(PAGE_TYPE_COLUMN_NAMES if self.page_type_columns else ()),
         )
         context = (*CONTEXT_NAMES, *(ITEM_CONTEXT_NAMES if self.item_columns else ()))
         if features != expected or tuple(spec["context_features"]) != context:
@@ -155,7 +166,9 @@ class ContentModel:
         """
         if not page.blocks:
             return np.zeros(0)
-        X, slots = model_features(page, self.unit_columns, self.item_columns)
+        X, slots = model_features(
+            page, self.unit_columns, self.item_columns, self.page_type_columns
+        )
         p1 = self.stage1.predict(X)
         if confident is not None and self.stage2._packed is not None:
             # the unsure blocks' stage-2 rows in one compiled call (no context columns for
