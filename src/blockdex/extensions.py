@@ -30,6 +30,8 @@ EXTENSIONS = (
     "blockdex._candidates_c",
     "blockdex._units_c",
     "blockdex._items_c",
+    "blockdex._assemble_c",
+    "blockdex._markdown_c",
     "blockdex._forest_c",
     "blockdex._pagetype_c",
     "blockdex.predict._content_c",
