@@ -8,6 +8,33 @@
 """
 
 cimport cython
+from cpython.ref cimport PyObject, Py_DECREF, Py_INCREF
+from blockdex._common_c cimport _block_off, _blocks_of_class, _field
+
+cdef extern from "Python.h":
+    ctypedef struct _Type "PyTypeObject":
+        PyObject *(*tp_alloc)(_Type *, Py_ssize_t)
+    void _set_item "PyTuple_SET_ITEM"(PyObject *, Py_ssize_t, PyObject *)
+
+
+cdef inline object _put_item(PyObject *t, Py_ssize_t i, object value):
+    Py_INCREF(value)  # the tuple takes this reference
+    _set_item(t, i, <PyObject *> value)
+
+
+cdef object _step(type cls, object block, Py_ssize_t stay, list opened, str joint):
+    """``cls(block, stay, opened, joint)`` for a tuple class (``assemble.Step``), made as
+    ``tuple.__new__`` makes it (the class's allocation, the four items set), without a call."""
+    cdef PyObject *p = (<_Type *> cls).tp_alloc(<_Type *> cls, 4)
+    if p == NULL:
+        raise MemoryError()
+    step = <object> p
+    Py_DECREF(step)  # ``step`` holds the reference the allocation gave
+    _put_item(p, 0, block)
+    _put_item(p, 1, stay)
+    _put_item(p, 2, opened)
+    _put_item(p, 3, joint)
+    return step
 
 
 cpdef Py_ssize_t common_prefix(list a, list b):
@@ -26,15 +53,15 @@ cpdef Py_ssize_t common_prefix(list a, list b):
 @cython.wraparound(False)
 def layout_steps(
     list selected,
-    object step_new,
-    object step_cls,
+    type step_cls,
     dict implied_parent,
     dict parent_tags,
     frozenset keep_tags,
     frozenset cells,
 ):
     """``assemble.layout_blocks``: a step ``(block, stay, opened, joint)`` for each of the
-    ``selected`` blocks, in order, made by ``step_new(step_cls, (...))``.
+    ``selected`` blocks (``Block``\ s: their slots are read by offset), in order, each a
+    ``step_cls`` (a tuple class).
 
     A block's chain (``((tag, -1 - index),)`` when it has none) is written with its own element
     last as its written tag (``img`` as ``span``, a tag outside ``keep_tags`` as ``p``; a cell
@@ -53,11 +80,14 @@ def layout_steps(
     cdef bint prev_img = False
     cdef bint found
     cdef str own_tag, tag, joint
-    for block in selected:
-        chain = block.chain
-        tag = block.tag
+    cdef tuple blocks = _blocks_of_class(selected)
+    if blocks is None:
+        raise TypeError("layout steps are of blockdex.page.Block objects of one class")
+    for block in blocks:
+        chain = _field(block, _block_off[4])
+        tag = _field(block, _block_off[1])
         if not chain:
-            chain = ((tag, -1 - block.index),)
+            chain = ((tag, -1 - _field(block, _block_off[0])),)
         n = len(chain)
         own = chain[n - 1]
         own_tag = own[0]
@@ -83,7 +113,7 @@ def layout_steps(
             written.append(("p", own[1]))
         k = common_prefix(open_stack, written)
         del open_stack[k:]
-        split = block.split
+        split = _field(block, _block_off[10])
         split_key = split[0] if split else None
         joint = ""
         if k == len(written) and k:  # continuing inside an element that already holds content
@@ -95,7 +125,7 @@ def layout_steps(
                 joint = "break"
         opened = written[k:]
         open_stack.extend(opened)
-        steps.append(step_new(step_cls, (block, k, opened, joint)))
+        steps.append(_step(step_cls, block, k, opened, joint))
         prev_split = split_key
         prev_img = tag == "img"
     return steps

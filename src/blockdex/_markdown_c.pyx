@@ -5,12 +5,15 @@
 * :class:`Node` — ``markdown._Node``: an element of the selection's structure.
 * :func:`tree_of` — ``markdown._tree_of``: the kept blocks nested in their elements, from the
   steps of ``assemble.layout``.
+* :func:`rechained` — a record's block in another chain (``markdown._item_blocks``);
+  :func:`split_count` — ``len(text.split())``, for the record lists' words.
 * :func:`inline_markdown` — ``markdown.inline_markdown``: a block's content as inline Markdown
   (emphasis, code spans, line breaks, links); :func:`destination` — a link's address as
   Markdown writes it.
 """
 
 cimport cython
+from blockdex._common_c cimport _block_off, _field, _load_block_offsets, _put
 
 import re
 from html import unescape as _html_unescape
@@ -299,3 +302,39 @@ cpdef str inline_markdown(str html, str line_break="  \n"):
     for k in range(len(shown) - 1, -1, -1):
         _close_mark(out, <str> shown[k])
     return "".join(out)
+
+
+# -- record lists ---------------------------------------------------------------------------------
+
+def rechained(block, tuple chain, str tag):
+    """``dataclasses.replace(block, chain=chain, tag=tag)`` for a ``Block`` (its slots copied
+    by offset: ``_common_c.BLOCK_FIELDS``)."""
+    cdef type cls = type(block)
+    cdef Py_ssize_t i
+    _load_block_offsets(cls)
+    obj = cls.__new__(cls)
+    for i in range(15):
+        _put(obj, _block_off[i], _field(block, _block_off[i]))
+    _put(obj, _block_off[1], tag)
+    _put(obj, _block_off[4], chain)
+    return obj
+
+
+cdef extern from "Python.h":
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
+
+
+cpdef Py_ssize_t split_count(str text):
+    """``len(text.split())``: the runs of characters that are not whitespace (as ``str.split``
+    reads it), counted without making them."""
+    cdef Py_ssize_t count = 0, i, n = len(text)
+    cdef bint inside = False
+    cdef Py_UCS4 ch
+    for i in range(n):
+        ch = text[i]
+        if Py_UNICODE_ISSPACE(ch):
+            inside = False
+        elif not inside:
+            inside = True
+            count += 1
+    return count

@@ -134,8 +134,6 @@ class Step(NamedTuple):
     (the next part of a split block, or text after an image) or ``"break"``; else ``""``."""
 
 
-_new_step = tuple.__new__
-
 # -- a query's answer under its headings ----------------------------------------------------------
 
 CONTEXT = ("context", "true")
@@ -283,7 +281,9 @@ def layout(page: Page, selection: Selection, variants: bool = True) -> list[Step
     follow. An image's variants are written once (:func:`image_variants`; ``variants=False``:
     not looked for, the writer leaving images out); the headings a query's answer is given under
     come before their blocks (:func:`with_context_headings`)."""
-    return layout_kept(page, set(selection.indices), variants, selection.context)
+    return _layout(
+        page, _interval_blocks(page, selection.intervals), None, variants, selection.context
+    )
 
 
 def layout_kept(
@@ -294,10 +294,45 @@ def layout_kept(
 ) -> list[Step]:
     """:func:`layout` of the blocks whose indices are ``wanted`` (under the ``context``
     headings of :attr:`blockdex.page.Selection.context`)."""
-    selected = selected_blocks(page, wanted)
-    with_headers = with_table_headers(page, wanted, selected)
-    if with_headers is not wanted:  # header rows added
-        selected = selected_blocks(page, with_headers)
+    return _layout(page, selected_blocks(page, wanted), wanted, variants, context)
+
+
+def _interval_blocks(page: Page, intervals: tuple[tuple[int, int], ...]) -> list[Block]:
+    """:func:`selected_blocks` of the indices in ``intervals``: slices of the page's blocks
+    when they are numbered without gaps and the intervals sorted apart (a selection's are)."""
+    blocks = page.blocks
+    if not blocks:
+        return []
+    first = blocks[0].index
+    if blocks[-1].index - first == len(blocks) - 1:
+        out: list[Block] = []
+        last = None
+        for a, b in intervals:
+            if a > b or (last is not None and a <= last):
+                break  # not sorted apart: by the set below
+            last = b
+            stop = b - first + 1
+            if stop > 0:
+                out.extend(blocks[max(a - first, 0) : stop])
+        else:
+            return out
+    return selected_blocks(page, {i for a, b in intervals for i in range(a, b + 1)})
+
+
+def _layout(
+    page: Page,
+    selected: list[Block],
+    wanted: set[int] | None,
+    variants: bool,
+    context: Mapping[int, tuple[int, ...]] | None,
+) -> list[Step]:
+    """:func:`layout` of the ``selected`` blocks (``wanted``: their indices, or None)."""
+    if any(b.tag == "tr" for b in selected):  # the header rows of their tables
+        if wanted is None:
+            wanted = {b.index for b in selected}
+        with_headers = with_table_headers(page, wanted, selected)
+        if with_headers is not wanted:  # header rows added
+            selected = selected_blocks(page, with_headers)
     if variants:
         selected = without_variants(selected)
     if context:
@@ -309,7 +344,7 @@ def layout_blocks(selected: list[Block]) -> list[Step]:
     """:func:`layout` of blocks chosen already, in the order given (no header rows, variants
     or context headings added): each with the elements to close and open before it."""
     return compiled.layout_steps(  # type: ignore[no-any-return]
-        selected, _new_step, Step, _IMPLIED_PARENT, _PARENT_TAGS, KEEP_TAGS, _CELLS
+        selected, Step, _IMPLIED_PARENT, _PARENT_TAGS, KEEP_TAGS, _CELLS
     )
 
 

@@ -721,7 +721,7 @@ def _record_lists(page: Page, wanted: set[int]) -> dict[int, _Records]:
         for item in items:
             for i in item:
                 if i not in words:
-                    words[i] = len(page.by_index(i).text.split())
+                    words[i] = compiled.split_count(page.by_index(i).text)
                 n_words += words[i]
             if n_words >= enough:  # posts: the rest need not be counted
                 break
@@ -744,10 +744,10 @@ def _item_blocks(page: Page, item: list[int], parent: int) -> list[Block]:
         for k, (_, element) in enumerate(chain[:-1]):
             if element == parent:
                 if chain[k + 1][0] == "li" and k + 2 < len(chain):
-                    b = dataclasses.replace(b, chain=chain[k + 2 :])
+                    b = compiled.rechained(b, chain[k + 2 :], b.tag)
                 elif chain[k + 1][0] == "li":  # the item's own text: a paragraph of the entry
-                    b = dataclasses.replace(
-                        b, chain=(("p", chain[k + 1][1]),), tag="p" if b.tag == "li" else b.tag
+                    b = compiled.rechained(
+                        b, (("p", chain[k + 1][1]),), "p" if b.tag == "li" else b.tag
                     )
                 break
         blocks.append(b)
