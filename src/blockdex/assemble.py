@@ -13,10 +13,10 @@ from __future__ import annotations
 import dataclasses
 import html as html_lib
 import re
-from collections.abc import Iterator, Mapping
-from operator import itemgetter
+from collections.abc import Mapping
 from typing import NamedTuple
 
+from blockdex import _assemble_c as compiled
 from blockdex.page import Block, Page, Selection
 from blockdex.segment import STRUCTURAL_TAGS
 
@@ -26,7 +26,6 @@ KEEP_TAGS = STRUCTURAL_TAGS | {"table", "tr"}
 _IMPLIED_PARENT = {"li": "ul", "tr": "table", "dt": "dl", "dd": "dl", "caption": "table"}
 _PARENT_TAGS = {p: frozenset({p, "ol"} if p == "ul" else {p}) for p in _IMPLIED_PARENT.values()}
 """The elements that supply an implied parent (a list item's is a ``<ul>`` or an ``<ol>``)."""
-_TAG_OF = itemgetter(0)
 _CELLS = frozenset({"td", "th"})
 
 
@@ -43,12 +42,6 @@ _CODE_CLOSE = "</code>"
 
 def _open_tag(tag: str) -> str:
     return f"<{tag}>"
-
-
-def _element_tag(tag: str) -> str:
-    if tag == "img":
-        return "span"  # an image may sit inside a paragraph; <span> nests anywhere
-    return tag if tag in KEEP_TAGS else "p"
 
 
 def _block_content(block: Block) -> str:
@@ -120,28 +113,10 @@ def with_table_headers(
     return wanted | extra
 
 
-def _common_prefix(a: list[tuple[str, int]], b: list[tuple[str, int]]) -> int:
-    """Length of the common prefix of ``a`` and ``b``, by bisection on slice equality.
-
-    Chains can be hundreds of elements deep on hostile pages; slice comparisons run in C, so a
-    page costs O(blocks x log depth) Python steps instead of O(blocks x depth). The two usual
-    answers are tried first, one comparison each: one chain continues the other (a block inside
-    the previous one's element, or the previous one's ancestor) or the two part at their last
-    element (siblings).
-    """
-    n = min(len(a), len(b))
-    if (a if len(a) == n else a[:n]) == (b if len(b) == n else b[:n]):
-        return n
-    if a[: n - 1] == b[: n - 1]:
-        return n - 1
-    lo, hi = 0, n - 2  # the prefix is shorter than n - 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+_common_prefix = compiled.common_prefix
+"""Length of the common prefix of two chains (lists of ``(tag, node id)``), compared in C one
+element at a time (``_assemble_c.common_prefix``): a chain hundreds of elements deep on a
+hostile page costs one pass, not a Python step an element."""
 
 
 class Step(NamedTuple):
@@ -152,13 +127,12 @@ class Step(NamedTuple):
     """How many of the open elements stay open; the others close, innermost first."""
     opened: list[tuple[str, int]]
     """Elements opened for the block, outermost first, as ``(tag, node id)``; the last one is its
-    own element (its tag as written: :func:`_element_tag`). Empty when it continues the open one."""
+    own element, as written: an image's as ``span`` (it may sit inside a paragraph), a tag
+    outside :data:`KEEP_TAGS` as ``p``. Empty when it continues the open one."""
     joint: str
     """When the block continues the element already open: ``"newline"`` (code), ``"space"``
     (the next part of a split block, or text after an image) or ``"break"``; else ``""``."""
 
-
-_new_step = tuple.__new__
 
 # -- a query's answer under its headings ----------------------------------------------------------
 
@@ -292,58 +266,86 @@ def image_variants(blocks: list[Block]) -> tuple[set[int], dict[int, Block]]:
     return skipped, replaced
 
 
-def layout(page: Page, selection: Selection, variants: bool = True) -> Iterator[Step]:
+def without_variants(blocks: list[Block]) -> list[Block]:
+    """``blocks`` with each image's variants left out and its first source made the largest
+    (:func:`image_variants`)."""
+    skipped, replaced = image_variants(blocks)
+    if skipped:
+        return [replaced.get(b.index, b) for b in blocks if b.index not in skipped]
+    return blocks
+
+
+def layout(page: Page, selection: Selection, variants: bool = True) -> list[Step]:
     """The selected blocks (and the header rows of their tables) in page order, each with the
     elements to close and open before it: the structure both the HTML and the Markdown writers
     follow. An image's variants are written once (:func:`image_variants`; ``variants=False``:
     not looked for, the writer leaving images out); the headings a query's answer is given under
     come before their blocks (:func:`with_context_headings`)."""
-    wanted = set(selection.indices)
-    selected = selected_blocks(page, wanted)
-    with_headers = with_table_headers(page, wanted, selected)
-    if with_headers is not wanted:  # header rows added
-        selected = selected_blocks(page, with_headers)
-    skipped, replaced = image_variants(selected) if variants else (set(), {})
-    if skipped:
-        selected = [replaced.get(b.index, b) for b in selected if b.index not in skipped]
-    if selection.context:
-        selected = with_context_headings(page, selected, selection.context)
-    open_stack: list[tuple[str, int]] = []  # (written tag, node id)
-    prev_split: int | None = None
-    prev_img = False
-    for block in selected:
-        chain = block.chain or ((block.tag, -1 - block.index),)
-        written = list(chain)
-        own = written.pop()  # the block's own element, written last
-        own_tag = own[0]
-        # Supply implied parents (a lone <li> needs a list, a row needs a table).
-        parent_needed = _IMPLIED_PARENT.get(own_tag)
-        # from the block up (the parent is nearly always the next element out), stopping at it
-        if parent_needed and _PARENT_TAGS[parent_needed].isdisjoint(
-            map(_TAG_OF, reversed(written))
-        ):
-            written.append((parent_needed, -(10**15) - own[1]))
-        if own_tag in _CELLS and written and written[-1][0] == "tr":
-            written.append(own)  # a grid row's cell (segment.NESTED_TABLE_TAGS)
+    return _layout(
+        page, _interval_blocks(page, selection.intervals), None, variants, selection.context
+    )
+
+
+def layout_kept(
+    page: Page,
+    wanted: set[int],
+    variants: bool = True,
+    context: Mapping[int, tuple[int, ...]] | None = None,
+) -> list[Step]:
+    """:func:`layout` of the blocks whose indices are ``wanted`` (under the ``context``
+    headings of :attr:`blockdex.page.Selection.context`)."""
+    return _layout(page, selected_blocks(page, wanted), wanted, variants, context)
+
+
+def _interval_blocks(page: Page, intervals: tuple[tuple[int, int], ...]) -> list[Block]:
+    """:func:`selected_blocks` of the indices in ``intervals``: slices of the page's blocks
+    when they are numbered without gaps and the intervals sorted apart (a selection's are)."""
+    blocks = page.blocks
+    if not blocks:
+        return []
+    first = blocks[0].index
+    if blocks[-1].index - first == len(blocks) - 1:
+        out: list[Block] = []
+        last = None
+        for a, b in intervals:
+            if a > b or (last is not None and a <= last):
+                break  # not sorted apart: by the set below
+            last = b
+            stop = b - first + 1
+            if stop > 0:
+                out.extend(blocks[max(a - first, 0) : stop])
         else:
-            written.append((_element_tag(own_tag), own[1]))
-        k = _common_prefix(open_stack, written)
-        del open_stack[k:]
-        joint = ""
-        if k == len(written) and k:
-            # Continuing inside an element that already holds content.
-            split_key = block.split[0] if block.split else None
-            if block.tag == "pre":
-                joint = "newline"
-            elif (split_key is not None and split_key == prev_split) or prev_img:
-                joint = "space"
-            else:
-                joint = "break"
-        opened = written[k:]
-        open_stack.extend(opened)
-        yield _new_step(Step, (block, k, opened, joint))  # Step(...) without its Python __new__
-        prev_split = block.split[0] if block.split else None
-        prev_img = block.tag == "img"
+            return out
+    return selected_blocks(page, {i for a, b in intervals for i in range(a, b + 1)})
+
+
+def _layout(
+    page: Page,
+    selected: list[Block],
+    wanted: set[int] | None,
+    variants: bool,
+    context: Mapping[int, tuple[int, ...]] | None,
+) -> list[Step]:
+    """:func:`layout` of the ``selected`` blocks (``wanted``: their indices, or None)."""
+    if any(b.tag == "tr" for b in selected):  # the header rows of their tables
+        if wanted is None:
+            wanted = {b.index for b in selected}
+        with_headers = with_table_headers(page, wanted, selected)
+        if with_headers is not wanted:  # header rows added
+            selected = selected_blocks(page, with_headers)
+    if variants:
+        selected = without_variants(selected)
+    if context:
+        selected = with_context_headings(page, selected, context)
+    return layout_blocks(selected)
+
+
+def layout_blocks(selected: list[Block]) -> list[Step]:
+    """:func:`layout` of blocks chosen already, in the order given (no header rows, variants
+    or context headings added): each with the elements to close and open before it."""
+    return compiled.layout_steps(  # type: ignore[no-any-return]
+        selected, Step, _IMPLIED_PARENT, _PARENT_TAGS, KEEP_TAGS, _CELLS
+    )
 
 
 _JOINTS = {"newline": "\n", "space": " ", "break": "<br>", "": ""}

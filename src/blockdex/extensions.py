@@ -2,8 +2,9 @@
 
 The rules that run on every node or block of a page (the parse limits' scan, the cleaner's and
 the segmenter's walks over lexbor's tree, the features, units, item lists, the trees, the page
-type's counts) are written once, in Cython: ``blockdex/<name>.py`` calls them from
-``blockdex/_<name>_c.pyx`` beside it (``predict/content.py``'s from ``predict/_content_c.pyx``).
+type's counts, the writers' layout walk and Markdown's tree and inline Markdown) are written once,
+in Cython: ``blockdex/<name>.py`` calls them from ``blockdex/_<name>_c.pyx`` beside it
+(``predict/content.py``'s from ``predict/_content_c.pyx``).
 ``_lexbor_c`` (reading lexbor's tree: the node layout, lexbor's functions found in selectolax,
 the layout check) and ``_common_c`` (block slots by offset, C buffers, the numbering of scope
 ids) hold what several of them share. There is no pure-Python fallback (DESIGN.md, "One
@@ -30,6 +31,8 @@ EXTENSIONS = (
     "blockdex._candidates_c",
     "blockdex._units_c",
     "blockdex._items_c",
+    "blockdex._assemble_c",
+    "blockdex._markdown_c",
     "blockdex._forest_c",
     "blockdex._pagetype_c",
     "blockdex.predict._content_c",

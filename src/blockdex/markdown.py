@@ -16,17 +16,22 @@ not padded to a common width: the padding is tokens an LLM pays for and reads no
 from __future__ import annotations
 
 import dataclasses
-import html as html_lib
 import re
 from bisect import bisect_left, bisect_right
 from typing import NamedTuple
 
-from blockdex.assemble import code_language, is_context, layout
+from blockdex import _markdown_c as compiled
+from blockdex.assemble import (
+    Step,
+    code_language,
+    is_context,
+    layout,
+    layout_blocks,
+    layout_kept,
+    without_variants,
+)
 from blockdex.page import Block, Page, Selection
 
-_INLINE_RE = re.compile(r"<(/?)(b|i|u|code|br|td|th|a)((?: [^<>]*)?)>")
-_HREF_RE = re.compile(r'href="([^"]*)"')
-_MARKS = {"b": "**", "i": "*", "u": ""}
 # A line start Markdown would read as a heading, quote, list item, thematic break or fence.
 _LINE_START_RE = re.compile(
     r"^(?:#{1,6}(?=\s|$)|>|[-+*](?=\s|$)|\d{1,9}[.)](?=\s|$)|[-_*=](?:\s*[-_*=]){2,}\s*$|```|~~~)",
@@ -38,166 +43,18 @@ _LISTS = frozenset({"ul", "ol"})
 _EMPHASISED = {"figcaption": "*", "caption": "*", "summary": "**"}
 
 
-def _unescape(text: str) -> str:
-    """Block HTML escapes only ``& < >`` (``html.escape(quote=False)``)."""
-    if "&" not in text:
-        return text
-    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+inline_markdown = compiled.inline_markdown
+"""Markdown for a block's content (text with ``<b> <i> <u> <code> <br>``), written in C
+(``_markdown_c.inline_markdown``): ``inline_markdown(html, line_break="  \\n")``.
 
+Emphasis marks go round the text, not its edge spaces (``<b> x </b>`` → `` **x** ``); empty
+emphasis is dropped; nested tags of one kind count once; code is written as it is, with a fence
+longer than any run of backticks inside it. A kept link (``<a href="…">``, see
+:attr:`blockdex.segment.SegmentConfig.links`) is written ``[text](url)``; one without text is
+dropped."""
 
-def _code_span(code: str) -> str:
-    if not code:
-        return ""
-    if "`" not in code:
-        return f"`{code}`"
-    fence = "`" * (max(len(run) for run in re.findall("`+", code)) + 1)
-    return f"{fence} {code} {fence}"
-
-
-def inline_markdown(html: str, line_break: str = "  \n") -> str:
-    """Markdown for a block's content (text with ``<b> <i> <u> <code> <br>``).
-
-    Emphasis marks go round the text, not its edge spaces (``<b> x </b>`` → `` **x** ``); empty
-    emphasis is dropped; nested tags of one kind count once; code is written as it is, with a
-    fence longer than any run of backticks inside it. A kept link (``<a href="…">``, see
-    :attr:`blockdex.segment.SegmentConfig.links`) is written ``[text](url)``; one without text
-    is dropped."""
-    if "<" not in html:
-        return _unescape(html)
-    parts = _INLINE_RE.split(html)
-    link: tuple[int, str] | None = None  # where the open link's "[" is in ``out``, its url
-    out: list[str] = []
-    depth = {"b": 0, "i": 0, "u": 0}
-    pending: list[str] = []  # opened emphasis marks not yet followed by text
-    shown: list[str] = []  # opened emphasis marks written out, innermost last
-    code: list[str] | None = None  # the text of an open <code>
-    closed_at = -1  # where the last closing mark was written in ``out``
-    for i in range(0, len(parts), 4):
-        text = parts[i]
-        if text:
-            text = _unescape(text)
-            if code is None and text[0] == " " and out and out[-1].endswith(" "):
-                text = text.lstrip(" ")  # HTML shows one space where a mark moved one out
-            if code is not None:
-                code.append(text)
-            elif pending:
-                body = text.lstrip()
-                if body:
-                    if body != text:
-                        out.append(text[: len(text) - len(body)])
-                    elif out and out[-1] == pending[0] and closed_at == len(out) - 1:
-                        # <b>a</b><b>b</b>: one emphasis, not "**a****b**"
-                        out.pop()
-                        shown.append(pending.pop(0))
-                    out.extend(pending)
-                    shown.extend(pending)
-                    pending.clear()
-                    out.append(body)
-                else:
-                    out.append(text)
-            else:
-                out.append(text)
-        if i + 3 >= len(parts):
-            break
-        closing, tag = parts[i + 1] == "/", parts[i + 2]
-        if tag == "a":
-            if code is not None:
-                continue
-            if not closing and link is None:
-                m = _HREF_RE.search(parts[i + 3])
-                if m is not None:
-                    out.extend(pending)  # emphasis round the link, not inside its brackets
-                    shown.extend(pending)
-                    pending.clear()
-                    link = (len(out), _link_target(m.group(1)))
-                    out.append("[")
-            elif closing and link is not None:
-                _close_link(out, link)
-                link = None
-            continue
-        if tag == "code":
-            if not closing and code is None:
-                code = []
-            elif closing and code is not None:
-                out.append(_code_span("".join(code)))
-                code = None
-        elif tag == "br":
-            if code is not None:  # a code span cannot hold a line break: one span a line
-                out.append(_code_span("".join(code)))
-                code = []
-            out.append(line_break)
-        elif tag in depth and code is None:
-            mark = _MARKS[tag]
-            if not closing:
-                depth[tag] += 1
-                if depth[tag] == 1 and mark:
-                    pending.append(mark)
-            elif depth[tag]:
-                depth[tag] -= 1
-                if depth[tag] == 0 and mark:
-                    if mark in pending:
-                        pending.remove(mark)  # nothing inside: no emphasis
-                    elif mark in shown:
-                        shown.remove(mark)
-                        closed_at = _close_mark(out, mark)
-    if code is not None:
-        out.append(_code_span("".join(code)))
-    if link is not None:
-        _close_link(out, link)
-    for mark in reversed(shown):
-        _close_mark(out, mark)
-    return "".join(out)
-
-
-def _destination(url: str) -> str:
-    """``url`` as a Markdown link destination: in ``<…>`` when it holds a space or a bracket."""
-    if any(c in url for c in " ()<>"):
-        url = "<" + url.replace("<", "%3C").replace(">", "%3E") + ">"
-    return url
-
-
-def _link_target(href: str) -> str:
-    return _destination(html_lib.unescape(href))
-
-
-def _close_link(out: list[str], link: tuple[int, str]) -> None:
-    """End the link opened at ``out[link[0]]``: ``](url)`` after its text, before the spaces
-    that end it; a link without text is dropped."""
-    at, url = link
-    if not "".join(out[at + 1 :]).strip():
-        del out[at]
-        return
-    j = len(out)
-    while j > at + 1 and not out[j - 1].strip():
-        j -= 1
-    last = out[j - 1]
-    body = last.rstrip()
-    out[j - 1 : j] = [body, f"]({url})", last[len(body) :]]
-    if not out[at + 1 : j]:
-        return
-    first = out[at + 1]
-    lead = first[: len(first) - len(first.lstrip())]
-    if lead:  # "[ text" → " [text" (one space: none if one is already there)
-        out[at + 1] = first.lstrip()
-        if not (at and out[at - 1][-1:].isspace()):
-            out.insert(at, " ")
-
-
-def _close_mark(out: list[str], mark: str) -> int:
-    """Write the closing ``mark`` before the spaces and line breaks that end ``out``; returns
-    where it was written."""
-    j = len(out)
-    while j and not out[j - 1].strip():
-        j -= 1
-    tail = out[j:]
-    if j:
-        last = out[j - 1]
-        body = last.rstrip()
-        if body != last:
-            out[j - 1] = body
-            tail.insert(0, last[len(body) :])
-    out[j:] = [mark, *tail]
-    return j
+_destination = compiled.destination
+"""A URL as a Markdown link destination: in ``<…>`` when it holds a space or a bracket."""
 
 
 def _escape_mark(m: re.Match[str]) -> str:
@@ -221,72 +78,61 @@ MAX_NESTING = 32
 use for more levels, and hostile pages nest thousands (the writer recurses once per level)."""
 
 
-class _Node:
-    """An element of the selection's structure: children are nodes and runs of blocks."""
-
-    __slots__ = ("children", "rows", "tag")
-
-    def __init__(self, tag: str) -> None:
-        self.tag = tag
-        self.children: list[_Node | list[tuple[str, Block]]] = []
-        self.rows: list[list[Block]] | None = None
-        """A table's rows on the page, kept or not (each a row's blocks), when it spans cells:
-        its grid is computed on the whole table (:func:`_table_block`)."""
+_Node = compiled.Node
+"""An element of the selection's structure (``_markdown_c.Node``): its ``tag``, its
+``children`` (nodes and runs of blocks) and, for a table that spans cells, its ``rows``: the
+table on the page (a :class:`_Table`; :func:`_table_block` computes its grid on the whole
+table)."""
 
 
-def _spanned_tables(page: Page) -> dict[int, list[list[Block]]]:
-    """Each table that has a cell spanning rows or columns: its rows' blocks, by its element id."""
+def _spanned_tables(blocks: tuple[Block, ...] | list[Block]) -> dict[int, _Table]:
+    """Each table that has a cell spanning rows or columns (its rows' blocks), by its element id."""
     tables: dict[int, dict[int, list[Block]]] = {}
     spans: set[int] = set()
-    for block in page.blocks:
+    for block in blocks:
         if block.tag == "tr" and len(block.chain) >= 2 and block.chain[-2][0] == "table":
             table = block.chain[-2][1]
             tables.setdefault(table, {}).setdefault(block.chain[-1][1], []).append(block)
             if "span=" in block.html:
                 spans.add(table)
-    return {t: list(tables[t].values()) for t in spans}
+    return {t: _Table(list(tables[t].values())) for t in spans}
 
 
-def _tree(page: Page, selection: Selection) -> _Node:
-    """The selected blocks nested in their elements; a run is ``[(joint, block), ...]``."""
-    root = _Node("")
-    stack = [root]
-    dropped = False
-    spanned: dict[int, list[list[Block]]] | None = None
+class _Tables:
+    """The tables of some blocks that have a cell spanning rows or columns, by element id
+    (:func:`_spanned_tables`): found when the first table is written, once for all the trees
+    written of those blocks (a thread's posts are a tree each)."""
+
+    __slots__ = ("_blocks", "_found")
+
+    def __init__(self, blocks: tuple[Block, ...] | list[Block]) -> None:
+        self._blocks = blocks
+        self._found: dict[int, _Table] | None = None
+
+    def __call__(self) -> dict[int, _Table]:
+        if self._found is None:
+            self._found = _spanned_tables(self._blocks)
+        return self._found
+
+
+def _tree(page: Page, selection: Selection | list[int], tables: _Tables) -> _Node:
+    """The selected blocks (a selection, or their indices) nested in their elements; a run is
+    ``[(joint, block), ...]``. ``tables``: the page's (:class:`_Tables`)."""
     # without images only a caption is written, in a cell or a heading: variants need no look
-    for step in layout(page, selection, variants=page.images):
-        del stack[step.stay + 1 :]
-        opened = step.opened
-        inline_image = step.block.tag == "img" and opened
-        for tag, nid in opened[:-1] if inline_image else opened:
-            if len(stack) > MAX_NESTING:  # deeper elements are written in the one at this depth
-                stack.append(stack[-1])
-                continue
-            node = _Node(tag)
-            if tag == "table":
-                if spanned is None:
-                    spanned = _spanned_tables(page)
-                node.rows = spanned.get(nid)
-            stack[-1].children.append(node)
-            stack.append(node)
-        joint = step.joint
-        block = step.block
-        if inline_image:  # an image is written in the text around it, not as its own block
-            stack.append(stack[-1])  # stands for the image's element, which is never entered
-            joint = "space"
-        if block.tag == "img" and not page.images:
-            block = _image_without_address(block, stack)
-            if block is None:
-                dropped = True
-                continue
-        children = stack[-1].children
-        if joint and children and isinstance(children[-1], list):
-            children[-1].append((joint, block))
-        else:
-            children.append([("", block)])
+    if isinstance(selection, Selection):
+        steps = layout(page, selection, variants=page.images)
+    else:
+        steps = layout_kept(page, set(selection), variants=page.images)
+    return _tree_of(steps, tables, page.images)
+
+
+def _tree_of(steps: list[Step], tables: _Tables, images: bool) -> _Node:
+    """:func:`_tree` of the :func:`~blockdex.assemble.layout` ``steps`` of blocks whose tables
+    are ``tables``, images written or not, nested in C (``_markdown_c.tree_of``)."""
+    root, dropped = compiled.tree_of(steps, images, MAX_NESTING, tables, _image_without_address)
     if dropped:  # an element that held only left-out images (a gallery's item) is not written
         _prune(root)
-    return root
+    return root  # type: ignore[no-any-return]
 
 
 def _prune(node: _Node) -> bool:
@@ -672,34 +518,70 @@ def _row_node(blocks: list[Block]) -> _Node:
     return tr
 
 
-def _cut_grid(whole: list[list[Block]], trs: list[_Node]) -> list[list[str]] | None:
-    """The kept rows ``trs`` of a table whose rows on the page are ``whole``, their grid computed
+class _Table:
+    """A table of the page that has a cell spanning rows or columns: its rows' blocks (kept or
+    not), and their grid once a writer asks for it (:func:`_whole_grid`), shared by every part
+    of the table that is written apart."""
+
+    __slots__ = ("_grid", "rows")
+
+    def __init__(self, rows: list[list[Block]]) -> None:
+        self.rows = rows
+        self._grid: _WholeGrid | None = None
+
+    def grid(self) -> _WholeGrid:
+        if self._grid is None:
+            self._grid = _whole_grid(self.rows)
+        return self._grid
+
+
+class _WholeGrid(NamedTuple):
+    """A whole table's grid (:func:`_grid`) and what :func:`_cut_grid` checks kept rows by."""
+
+    sizes: list[tuple[int, int]]
+    """Each row's element id and how many blocks it has, in order."""
+    ids: list[int]
+    """The element ids of the rows with text: the grid's rows."""
+    grid: list[list[str]]
+    heads: int
+
+
+def _whole_grid(whole: list[list[Block]]) -> _WholeGrid:
+    sizes: list[tuple[int, int]] = []
+    rows: list[list[_Cell]] = []
+    ids: list[int] = []
+    for blocks in whole:
+        element = blocks[0].chain[-1][1]
+        sizes.append((element, len(blocks)))
+        row = _row_cells(_row_node(blocks))
+        if any(c.text for c in row):
+            rows.append(row)
+            ids.append(element)
+    grid, heads = _grid(rows)
+    return _WholeGrid(sizes, ids, grid, heads)
+
+
+def _cut_grid(table: _Table, trs: list[_Node]) -> list[list[str]] | None:
+    """The kept rows ``trs`` of a table whose rows on the page are ``table``'s, their grid computed
     on the whole table (a cell spanning rows is repeated in each kept row it covers, also when the
     row it starts in is not kept), with every header row, folded. None when a kept row is not one
-    of ``whole`` (a grid row, nested content) or every row is kept."""
+    of the table's (a grid row, nested content) or every row is kept."""
     kept: dict[int, int] = {}  # a kept row's element id -> how many of its blocks are kept
     for tr in trs:
         runs = [c for c in tr.children if isinstance(c, list)]
         if len(runs) != len(tr.children) or not runs:
             return None
         kept[runs[0][0][1].chain[-1][1]] = sum(map(len, runs))
-    if len(kept) == len(whole):
+    if len(kept) == len(table.rows):
         return None
-    rows: list[list[_Cell]] = []
-    ids: list[int] = []
-    for blocks in whole:
-        element = blocks[0].chain[-1][1]
-        if element in kept and kept[element] != len(blocks):
-            return None  # a row kept in part is written as kept, not whole
-        row = _row_cells(_row_node(blocks))
-        if any(c.text for c in row):
-            rows.append(row)
-            ids.append(element)
+    whole = table.grid()
+    if any(element in kept and kept[element] != n for element, n in whole.sizes):
+        return None  # a row kept in part is written as kept, not whole
+    ids = whole.ids
     if not set(kept) <= set(ids):
         return None
-    grid, heads = _grid(rows)
-    lines = [line for k, line in enumerate(grid) if ids[k] in kept]
-    return _fold_header(lines, sum(ids[k] in kept for k in range(heads)))
+    lines = [line for k, line in enumerate(whole.grid) if ids[k] in kept]
+    return _fold_header(lines, sum(ids[k] in kept for k in range(whole.heads)))
 
 
 def _table_block(node: _Node) -> list[list[str]]:
@@ -823,6 +705,8 @@ def _record_lists(page: Page, wanted: set[int]) -> dict[int, _Records]:
         first, last = lst.items[0][0], lst.items[-1][1]
         if first <= taken_until:
             continue
+        if lst.signature.partition(".")[0] in _STRUCTURE_IN_RECORD or lst.signature == "table":
+            continue  # a run of tables, lists or code blocks is written as such
         at = bisect_left(kept, first)
         if at == len(kept) or kept[at] > last:
             continue  # nothing kept in the list
@@ -832,15 +716,16 @@ def _record_lists(page: Page, wanted: set[int]) -> dict[int, _Records]:
         items = [item for item in items if item]
         if len(items) < 2:
             continue
+        enough = POST_WORDS * len(items)
         n_words = 0
         for item in items:
             for i in item:
                 if i not in words:
-                    words[i] = len(page.by_index(i).text.split())
+                    words[i] = compiled.split_count(page.by_index(i).text)
                 n_words += words[i]
-        if lst.signature.partition(".")[0] in _STRUCTURE_IN_RECORD or lst.signature == "table":
-            continue  # a run of tables, lists or code blocks is written as such
-        posts = n_words >= POST_WORDS * len(items)
+            if n_words >= enough:  # posts: the rest need not be counted
+                break
+        posts = n_words >= enough
         list_tag = next((t for t, e in page.by_index(items[0][0]).chain if e == lst.parent), "")
         if posts and list_tag in _LISTS:
             continue  # a list of posts (comments in an <ol>) is written as the list it is
@@ -849,9 +734,9 @@ def _record_lists(page: Page, wanted: set[int]) -> dict[int, _Records]:
     return out
 
 
-def _item_page(page: Page, item: list[int], parent: int) -> Page:
-    r"""The item's blocks as a page of their own, without the list they are items of (when the
-    items are ``<li>``\s of the parent list, the entry is written by the record list)."""
+def _item_blocks(page: Page, item: list[int], parent: int) -> list[Block]:
+    r"""The item's blocks, without the list they are items of (when the items are ``<li>``\s
+    of the parent list, the entry is written by the record list)."""
     blocks = []
     for i in item:
         b = page.by_index(i)
@@ -859,28 +744,24 @@ def _item_page(page: Page, item: list[int], parent: int) -> Page:
         for k, (_, element) in enumerate(chain[:-1]):
             if element == parent:
                 if chain[k + 1][0] == "li" and k + 2 < len(chain):
-                    b = dataclasses.replace(b, chain=chain[k + 2 :])
+                    b = compiled.rechained(b, chain[k + 2 :], b.tag)
                 elif chain[k + 1][0] == "li":  # the item's own text: a paragraph of the entry
-                    b = dataclasses.replace(
-                        b, chain=(("p", chain[k + 1][1]),), tag="p" if b.tag == "li" else b.tag
+                    b = compiled.rechained(
+                        b, (("p", chain[k + 1][1]),), "p" if b.tag == "li" else b.tag
                     )
                 break
         blocks.append(b)
-    return Page(
-        blocks=tuple(blocks),
-        title=page.title,
-        url=page.url,
-        images=page.images,
-        facts=page.facts.fresh(),
-    )
+    return blocks
 
 
 def _record_line(page: Page, item: list[int], parent: int) -> list[str]:
     """One record as one list entry: its title (a heading, written bold) and its other blocks'
     lines, joined by `` · ``; as its lines, indented, when it holds a table, code or a list."""
-    own = _item_page(page, item, parent)
-    lines = _join(_blocks(_tree(own, Selection.from_indices(item))))
-    if any(t in _STRUCTURE_IN_RECORD for b in own.blocks for t, _ in b.chain):
+    own = _item_blocks(page, item, parent)
+    # the item's blocks as a page of their own: all of them written, in order
+    steps = layout_blocks(without_variants(own) if page.images else own)
+    lines = _join(_blocks(_tree_of(steps, _Tables(own), page.images)))
+    if any(t in _STRUCTURE_IN_RECORD for b in own for t, _ in b.chain):
         return lines
     parts = []
     for line in lines:
@@ -893,14 +774,15 @@ def _record_line(page: Page, item: list[int], parent: int) -> list[str]:
     return [" · ".join(parts)] if parts else []
 
 
-def _records_block(page: Page, records: _Records) -> list[list[str]]:
-    """A kept item list's Markdown: records as ``-`` entries; posts between ``---`` rules."""
+def _records_block(page: Page, records: _Records, tables: _Tables) -> list[list[str]]:
+    """A kept item list's Markdown: records as ``-`` entries; posts between ``---`` rules.
+    ``tables``: the page's (:class:`_Tables`)."""
     if records.posts:
         out: list[list[str]] = []
         for k, item in enumerate(records.items):
             if k:
                 out.append(["---"])
-            out.extend(_blocks(_tree(page, Selection.from_indices(item))))
+            out.extend(_blocks(_tree(page, item, tables)))
         return out
     lines: list[str] = []
     number = 0
@@ -920,13 +802,16 @@ def blocks_markdown(page: Page, selection: Selection) -> str:
     Kept item lists (:attr:`blockdex.page.Page.item_lists`) are written as wholes: a list of
     records as one entry per record, a thread of posts as posts between rules (not in a query
     answer that carries its context headings, which is written as the page has it)."""
+    tables = _Tables(page.blocks)
     records = (
         _record_lists(page, set(selection.indices))
         if page.item_lists and not selection.context
         else {}
     )
     if not records:
-        text = "\n".join(_join(_blocks(_tree(page, selection), bool(selection.context)))).strip()
+        text = "\n".join(
+            _join(_blocks(_tree(page, selection, tables), bool(selection.context)))
+        ).strip()
         return text + "\n" if text else _image_captions(page, selection)
     blocks: list[list[str]] = []
     rest: list[int] = []
@@ -940,14 +825,14 @@ def blocks_markdown(page: Page, selection: Selection) -> str:
             k += 1
             continue
         if rest:
-            blocks.extend(_blocks(_tree(page, Selection.from_indices(rest))))
+            blocks.extend(_blocks(_tree(page, rest, tables)))
             rest = []
-        blocks.extend(_records_block(page, found))
+        blocks.extend(_records_block(page, found, tables))
         last = found.items[-1][-1]
         while k < len(indices) and indices[k] <= last:
             k += 1
     if rest:
-        blocks.extend(_blocks(_tree(page, Selection.from_indices(rest))))
+        blocks.extend(_blocks(_tree(page, rest, tables)))
     text = "\n".join(_join(blocks)).strip()
     return text + "\n" if text else _image_captions(page, selection)
 

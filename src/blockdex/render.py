@@ -140,16 +140,24 @@ def title_heading(page: Page, selection: Selection) -> str:
     """
     blocks = page.blocks
     heads = heading_positions(blocks)
-    texts = [  # the headings that may carry a title, normalised, with their indices
-        (text, blocks[pos].index)
-        for pos, level in heads
-        if level <= _TITLE_LEVELS
-        for text in (_norm(blocks[pos].text),)
-        if text
-    ]
+    texts = []  # the selected headings that may carry a title, normalised
+    intervals = selection.intervals
+    k = 0
+    for pos, level in heads:  # in page order, as the intervals are
+        if level > _TITLE_LEVELS:
+            continue
+        index = blocks[pos].index
+        while k < len(intervals) and intervals[k][1] < index:
+            k += 1
+        if k == len(intervals):
+            break
+        if intervals[k][0] <= index:
+            text = _norm(blocks[pos].text)
+            if text:
+                texts.append(text)
 
     def said(name: str) -> bool:  # a selected heading says ``name`` (or a part of it)
-        return any((t in name or name in t) and i in selection for t, i in texts)
+        return any(t in name or name in t for t in texts)
 
     title = _norm(page.title or "")
     if title and said(title):
