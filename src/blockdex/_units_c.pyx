@@ -29,6 +29,23 @@ from blockdex._lexbor_c cimport (
 )
 import array
 
+cdef extern from *:
+    """
+    static PyObject *bd_tuple_of(PyObject *type, PyObject *items) {
+        /* what tuple.__new__(type, items) makes of a tuple ``items`` (tuple_subtype_new) */
+        Py_ssize_t n = PyTuple_GET_SIZE(items), k;
+        PyObject *obj = ((PyTypeObject *) type)->tp_alloc((PyTypeObject *) type, n);
+        if (obj == NULL) return NULL;
+        for (k = 0; k < n; k++) {
+            PyObject *v = PyTuple_GET_ITEM(items, k);
+            Py_INCREF(v);
+            PyTuple_SET_ITEM(obj, k, v);
+        }
+        return obj;
+    }
+    """
+    object bd_tuple_of(object type, tuple items)
+
 cdef extern from "stdlib.h":
     void qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *) noexcept nogil) nogil
 
@@ -238,25 +255,31 @@ def title_candidates(blocks, double shortest, double longest, Py_ssize_t max_spa
                      tuple probe, Py_ssize_t need, tuple needs):
     """Positions of the blocks ``blockdex.units.title_block`` scores
     (length, spaces, not an image, and enough of the title's words in the lower-cased text),
-    without a Python step per block."""
-    cdef tuple seq = tuple(blocks), ws
+    without a Python step per block: text and tag read from the blocks' slots, each count of
+    words stopped once it has enough. None when the blocks are not all of one class with
+    ``Block``'s slots."""
+    cdef tuple seq = _blocks_of_class(blocks), ws
     cdef Py_ssize_t pos, n, count, k
     cdef str text, lower
     cdef bint ok
+    if seq is None:
+        return None
     out = []
     for pos in range(len(seq)):
         b = seq[pos]
-        text = b.text
+        text = <str> _field(b, _block_off[3])
         n = PyUnicode_GET_LENGTH(text)
         if not (shortest <= n <= longest):
             continue
         if _spaces_below(text, max_spaces) >= max_spaces:
             continue
-        if b.tag == "img":
+        if _field(b, _block_off[1]) == "img":
             continue
         lower = text.lower()
         count = 0
         for w in probe:
+            if count >= need:
+                break
             if w in lower:
                 count += 1
         if count < need:
@@ -267,6 +290,8 @@ def title_candidates(blocks, double shortest, double longest, Py_ssize_t max_spa
             k = item[1]
             count = 0
             for w in ws:
+                if count >= k:
+                    break
                 if w in lower:
                     count += 1
             if count >= k:
@@ -692,7 +717,7 @@ def build_units(spans, blocks, heads, Py_ssize_t headline_levels, items, unit_cl
             else:
                 title = ""
             g = len(units)
-            units.append(tuple.__new__(unit_cls, (
+            units.append(bd_tuple_of(unit_cls, (
                 g, kind, first + start, first + end,
                 None if head is None else first + <Py_ssize_t> head,
                 title, r[5], unit_id[top - 1] if top else None, r[3],

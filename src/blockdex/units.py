@@ -31,11 +31,12 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import repeat
+from itertools import accumulate, repeat
 from operator import attrgetter
 from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
@@ -639,8 +640,8 @@ def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
     # max_spaces spaces, not an image (an image's alt text, a masthead's, states the site's
     # name, no title), holding at least `need` of the probe words in their lower-cased text
     # and, for some (words, n) of needs, n of words
-    candidates = compiled.title_candidates(
-        blocks, shortest, longest, max_spaces, probe, need, tuple(needs)
+    candidates = _read(
+        compiled.title_candidates(blocks, shortest, longest, max_spaces, probe, need, tuple(needs))
     )
     for pos in candidates:
         text = blocks[pos].text
@@ -858,15 +859,21 @@ def _story_units(page: Page) -> list[Unit]:
 def _units_split(page: Page, kept: Sequence[int], cfg: StoryConfig = DEFAULT_STORIES) -> bool:
     """Whether an article unit leaves out kept blocks with text enough for a story (so it may
     be the titled story's, and the rest another story's). ``min_story_words`` content words
-    of two or more characters need three characters each, less one."""
+    of two or more characters need three characters each, less one. ``kept``: positions in
+    order; the text a unit leaves out is the kept text less what the kept blocks inside it
+    hold (their characters, a space each, summed once a call)."""
     first = page.blocks[0].index
     lo, hi = first + kept[0], first + kept[-1]
     need = 3 * cfg.min_story_words - 1
+    cum: list[int] | None = None  # the kept blocks' characters before each one
     for u in _story_units(page):
         if u.start <= lo and hi <= u.end:
             continue
-        start, end = u.start - first, u.end - first
-        if sum(len(page.blocks[p].text) + 1 for p in kept if not start <= p <= end) >= need:
+        if cum is None:
+            blocks = page.blocks
+            cum = [0, *accumulate(len(blocks[p].text) + 1 for p in kept)]
+        a, b = bisect_left(kept, u.start - first), bisect_right(kept, u.end - first)
+        if cum[-1] - (cum[b] - cum[a]) >= need:
             return True
     return False
 
