@@ -20,12 +20,12 @@ from cpython cimport array
 from cpython.unicode cimport (
     PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ, PyUnicode_READ_CHAR,
 )
-from libc.stdint cimport uintptr_t
+from libc.stdint cimport uint64_t, uintptr_t
 from libc.stdlib cimport free, realloc
 from blockdex._common_c cimport _alloc, _block_off, _blocks_of_class, _field
 from blockdex._lexbor_c cimport (
     NODE_ELEMENT, NODE_TEXT, _TagKinds, _ascii_ieq, _attr, _attr_first, _attr_next, _attr_qname,
-    _attr_value, _decode, _following, _tag, _text_nodes, bd_chardata, bd_node,
+    _attr_value, _decode, _following, _tag, bd_chardata, bd_node,
 )
 import array
 
@@ -58,6 +58,11 @@ cdef inline bd_node *_element_of(object b) except? NULL:
     return NULL
 
 
+cdef inline uintptr_t _mark_bit(uintptr_t key) noexcept:
+    """Which of 256 bits stands for a node address (its Fibonacci hash's top byte)."""
+    return <uintptr_t> ((<uint64_t> key * <uint64_t> 0x9E3779B97F4A7C15ULL) >> 56)
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def mark_ranges(blocks, list marks):
@@ -65,11 +70,13 @@ def mark_ranges(blocks, list marks):
     a live tree), ``[first, last]`` positions of the blocks (``scope[-1]`` of a block from the
     page's DOM, read from its slot) whose element is that element or lies inside it. Each
     element's ancestors are walked up through lexbor's parent pointers, marks found by binary
-    search: no Python object per ancestor. None when the blocks are not all of one class with
+    search (only for an ancestor whose bit of a 256-bit filter of the marks is set): no Python
+    object per ancestor. None when the blocks are not all of one class with
     ``Block``'s slots. Call only when :func:`lexbor_ready` is True."""
     cdef tuple seq = _blocks_of_class(blocks)
     cdef Py_ssize_t n_marks = len(marks), n, i, lo, hi, mid
-    cdef uintptr_t key
+    cdef uintptr_t key, h
+    cdef uint64_t seen[4]  # a bit for each mark (256 bits, by _mark_bit): most ancestors skip
     cdef uintptr_t *sorted_marks = NULL
     cdef Py_ssize_t *first = NULL
     cdef Py_ssize_t *last = NULL
@@ -84,16 +91,23 @@ def mark_ranges(blocks, list marks):
         sorted_marks = <uintptr_t *> _alloc(n_marks * sizeof(uintptr_t), False)
         first = <Py_ssize_t *> _alloc(n_marks * sizeof(Py_ssize_t), False)
         last = <Py_ssize_t *> _alloc(n_marks * sizeof(Py_ssize_t), False)
+        seen[0] = seen[1] = seen[2] = seen[3] = 0
         for i in range(n_marks):
             sorted_marks[i] = <uintptr_t> marks[i]
             first[i] = -1
             last[i] = -1
             if i and sorted_marks[i] <= sorted_marks[i - 1]:
                 raise ValueError("marks must be sorted and distinct")
+            h = _mark_bit(sorted_marks[i])
+            seen[h >> 6] |= (<uint64_t> 1) << (h & 63)
         for i in range(n):
             node = _element_of(seq[i])
             while node != NULL:
                 key = <uintptr_t> node
+                h = _mark_bit(key)
+                if not (seen[h >> 6] >> (h & 63)) & 1:  # no mark has this bit: not a mark
+                    node = node.parent
+                    continue
                 lo = 0
                 hi = n_marks
                 while lo < hi:
@@ -155,30 +169,32 @@ def unit_walk(uintptr_t root_id, double min_share):
     ``itemtype`` attribute; None for a missing attribute). ``big``: the elements holding at least
     ``min_share`` of the root's text (UTF-8 bytes of text nodes), in document order, as
     ``(mem_id, parent mem_id, tag, class)``; open elements sit on a C stack and add their text
-    to their parent's when they close. Call only when :func:`lexbor_ready` is True."""
+    to their parent's when they close, and each closed element's text is kept in a C array
+    until the root's total is known (one walk of the tree, not a first one to count the text).
+    Call only when :func:`lexbor_ready` is True."""
     cdef bd_node *root = <bd_node *> root_id
     cdef bd_node *node
-    cdef bd_node *only
     cdef _TagKinds kinds = _TagKinds({"article": 1, "main": 2})
     cdef int kind
     cdef void *role_attr
     cdef void *type_attr
-    cdef size_t total = 0, threshold
-    cdef Py_ssize_t parts = _text_nodes(root, &total, <bd_chardata **> &only)
-    cdef Py_ssize_t top = 0, room = 64, order = 0
+    cdef size_t total, threshold
+    cdef Py_ssize_t top = 0, room = 64, order = 0, n_closed = 0, closed_room = 256, k
     cdef bd_node **open_nodes = NULL
     cdef size_t *acc = NULL
     cdef Py_ssize_t *opened = NULL
-    cdef bd_node **grown_nodes
-    cdef size_t *grown_acc
-    cdef Py_ssize_t *grown_opened
+    cdef bd_node **closed_nodes = NULL  # the elements closed, with their text and order
+    cdef size_t *closed_acc = NULL
+    cdef Py_ssize_t *closed_order = NULL
     candidates = []
     found = []
-    threshold = <size_t> (min_share * total) if total else 0
     try:
         open_nodes = <bd_node **> _alloc(room * sizeof(bd_node *), False)
         acc = <size_t *> _alloc(room * sizeof(size_t), False)
         opened = <Py_ssize_t *> _alloc(room * sizeof(Py_ssize_t), False)
+        closed_nodes = <bd_node **> _alloc(closed_room * sizeof(bd_node *), False)
+        closed_acc = <size_t *> _alloc(closed_room * sizeof(size_t), False)
+        closed_order = <Py_ssize_t *> _alloc(closed_room * sizeof(Py_ssize_t), False)
         open_nodes[0] = root
         acc[0] = 0
         opened[0] = -1
@@ -187,12 +203,16 @@ def unit_walk(uintptr_t root_id, double min_share):
             # close the open elements that are not the next node's ancestors
             while top > 0 and (node == NULL or open_nodes[top] != node.parent):
                 acc[top - 1] += acc[top]
-                if total and acc[top] >= threshold:
-                    found.append((
-                        opened[top], <uintptr_t> open_nodes[top],
-                        <uintptr_t> open_nodes[top].parent, _tag(open_nodes[top]),
-                        _attr(open_nodes[top], b"class"),
-                    ))
+                if n_closed == closed_room:
+                    closed_room *= 2
+                    closed_nodes = <bd_node **> _grow(closed_nodes, closed_room * sizeof(bd_node *))
+                    closed_acc = <size_t *> _grow(closed_acc, closed_room * sizeof(size_t))
+                    closed_order = <Py_ssize_t *> _grow(closed_order,
+                                                        closed_room * sizeof(Py_ssize_t))
+                closed_nodes[n_closed] = open_nodes[top]
+                closed_acc[n_closed] = acc[top]
+                closed_order[n_closed] = opened[top]
+                n_closed += 1
                 top -= 1
             if node == NULL:
                 break
@@ -211,29 +231,41 @@ def unit_walk(uintptr_t root_id, double min_share):
                     top += 1
                     if top == room:
                         room *= 2
-                        grown_nodes = <bd_node **> realloc(open_nodes, room * sizeof(bd_node *))
-                        if grown_nodes == NULL:
-                            raise MemoryError()
-                        open_nodes = grown_nodes
-                        grown_acc = <size_t *> realloc(acc, room * sizeof(size_t))
-                        if grown_acc == NULL:
-                            raise MemoryError()
-                        acc = grown_acc
-                        grown_opened = <Py_ssize_t *> realloc(opened, room * sizeof(Py_ssize_t))
-                        if grown_opened == NULL:
-                            raise MemoryError()
-                        opened = grown_opened
+                        open_nodes = <bd_node **> _grow(open_nodes, room * sizeof(bd_node *))
+                        acc = <size_t *> _grow(acc, room * sizeof(size_t))
+                        opened = <Py_ssize_t *> _grow(opened, room * sizeof(Py_ssize_t))
                     open_nodes[top] = node
                     acc[top] = 0
                     opened[top] = order
                 order += 1
             node = _following(node, root)
+        total = acc[0]  # the text of every text node below the root
+        if total:
+            threshold = <size_t> (min_share * total)
+            for k in range(n_closed):
+                if closed_acc[k] >= threshold:
+                    node = closed_nodes[k]
+                    found.append((
+                        closed_order[k], <uintptr_t> node, <uintptr_t> node.parent, _tag(node),
+                        _attr(node, b"class"),
+                    ))
     finally:
         free(open_nodes)
         free(acc)
         free(opened)
+        free(closed_nodes)
+        free(closed_acc)
+        free(closed_order)
     found.sort()
     return candidates, [row[1:] for row in found]
+
+
+cdef void *_grow(void *p, size_t size) except NULL:
+    """``realloc``, raising MemoryError (``p`` is then left to the caller to free)."""
+    cdef void *grown = realloc(p, size)
+    if grown == NULL:
+        raise MemoryError()
+    return grown
 
 
 cdef inline Py_ssize_t _spaces_below(str text, Py_ssize_t limit) noexcept:

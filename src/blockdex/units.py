@@ -36,7 +36,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, repeat
+from itertools import accumulate, pairwise, repeat
 from operator import attrgetter
 from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
@@ -596,21 +596,17 @@ def kept_runs(
     page: Page, kept: Sequence[int], cfg: StoryConfig = DEFAULT_STORIES
 ) -> list[list[int]]:
     """Positions of the kept blocks cut into runs where a wide gap of dropped blocks lies
-    between two of them (:attr:`StoryConfig.min_gap_blocks`, ``min_gap_words``)."""
+    between two of them (:attr:`StoryConfig.min_gap_blocks`, ``min_gap_words``). Only the
+    gaps wide enough in blocks have their words counted."""
     blocks = page.blocks
-    runs: list[list[int]] = []
-    for pos in kept:
-        if runs:
-            last = runs[-1][-1]
-            if pos - last - 1 >= cfg.min_gap_blocks:
-                gap_words = sum(len(blocks[q].text.split()) for q in range(last + 1, pos))
-                if gap_words >= cfg.min_gap_words:
-                    runs.append([pos])
-                    continue
-            runs[-1].append(pos)
-        else:
-            runs.append([pos])
-    return runs
+    wide = cfg.min_gap_blocks
+    cuts = [0]
+    for k in [k for k, (a, b) in enumerate(pairwise(kept), 1) if b - a - 1 >= wide]:
+        gap_words = sum(len(blocks[q].text.split()) for q in range(kept[k - 1] + 1, kept[k]))
+        if gap_words >= cfg.min_gap_words:
+            cuts.append(k)
+    cuts.append(len(kept))
+    return [list(kept[a:b]) for a, b in pairwise(cuts) if b > a]
 
 
 def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
