@@ -2,18 +2,35 @@
 """What ``blockdex/items.py`` runs in C: the only implementation of these rules (built by
 ``pip install``).
 
-* :func:`children` — ``items._children``: every parent element with its children, from where
-  consecutive blocks part, on the page's dense scope numbers (``_common_c.BlockIds``: the
-  deepest shared element of two blocks found by comparing integers, not by set lookups).
-* :func:`candidate_children` — the children of parents with enough of them, in order.
+* :func:`item_lists` — ``items.find_item_lists`` up to the sort: every parent element with its
+  children, from where consecutive blocks part, on the page's dense scope numbers
+  (``_common_c.BlockIds``: the deepest shared element of two blocks found by comparing
+  integers, parents and children kept in C arrays), the children of parents with enough of
+  them, and those grouped by their template key into item lists.
 * :func:`word_prefix` — ``items._word_prefix``: words before each block, counted in C.
 * :func:`class_signature` — the template key of an element (tag and class/id tokens).
-* :func:`template_lists` — a parent's children grouped by that key into item lists.
 """
 
 cimport cython
 from libc.stdlib cimport free
 from blockdex._common_c cimport BlockIds, _alloc, _block_off, _blocks_of_class, _field
+
+cdef extern from *:
+    """
+    static PyObject *bd_tuple_of(PyObject *type, PyObject *items) {
+        /* what tuple.__new__(type, items) makes of a tuple ``items`` (tuple_subtype_new) */
+        Py_ssize_t n = PyTuple_GET_SIZE(items), k;
+        PyObject *obj = ((PyTypeObject *) type)->tp_alloc((PyTypeObject *) type, n);
+        if (obj == NULL) return NULL;
+        for (k = 0; k < n; k++) {
+            PyObject *v = PyTuple_GET_ITEM(items, k);
+            Py_INCREF(v);
+            PyTuple_SET_ITEM(obj, k, v);
+        }
+        return obj;
+    }
+    """
+    object bd_tuple_of(object type, tuple items)
 
 
 cdef inline bint _holds(const Py_ssize_t *ids, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t e) noexcept:
@@ -24,22 +41,64 @@ cdef inline bint _holds(const Py_ssize_t *ids, Py_ssize_t lo, Py_ssize_t hi, Py_
     return False
 
 
+ctypedef struct _Kids:
+    # the children found so far, in the order found, as parallel C arrays (a child's entries at
+    # one index); each parent's as a linked list through ``next``
+    Py_ssize_t *elem  # the child's dense element number
+    Py_ssize_t *first  # its first block
+    Py_ssize_t *at  # a block inside it
+    Py_ssize_t *depth  # its place in that block's scope
+    Py_ssize_t *next  # the parent's next child (-1: the last)
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def children(blocks, BlockIds numbers):
-    """``blockdex.items._children``: parent element id → {child element id: (first block
-    position, a block inside it, the child's position in that block's scope)}. The scope
-    elements are compared as the page's dense numbers (``numbers``, of these ``blocks``);
-    blocks not from the page's DOM count as holding none. None when the blocks are not all of
-    one class with ``Block``'s slots (the caller then raises)."""
+def item_lists(blocks, BlockIds numbers, frozenset excluded, item_list, Py_ssize_t min_items,
+               double min_line_words):
+    """The item lists of ``blockdex.items.find_item_lists`` before they are sorted and grids
+    merged, from ``blocks`` and their numbers (``numbers``, of these ``blocks``), in one call:
+
+    1. *children*: where two consecutive blocks from the page's DOM part, the deepest element
+       of this block's scope that the previous one holds is a parent and the elements just
+       below it in the two scopes are two of its children, each with its first block (the
+       previous one's walked back to the first block holding it). Elements are the page's
+       dense scope numbers: a stamp per number finds the shared element by comparing
+       integers; parents and children are kept in C arrays, in the order found.
+    2. *candidates*: each parent with at least ``min_items`` children, its children in order of
+       first block as ``(first, last, tag)`` with the class attribute of the child's element
+       (``Block.scope_attrs``), a child whose tag (read from ``Block.path``, whose end holds the
+       scope's tags) is in ``excluded`` left out; a child ends before the next one starts, the
+       last where its element leaves the blocks' scopes.
+    3. *templates*: a parent's candidates grouped by :func:`class_signature`; a group of at
+       least ``min_items`` is a list (an ``item_list``: parent, depth 1, signature, items,
+       words), unless most of its items are one block each and they hold fewer than
+       ``min_line_words`` words each on average. Words are read from ``numbers.word_prefix``
+       (counted by :func:`word_prefix` and kept there when the first group needs them).
+
+    None when the blocks are not all of one class with ``Block``'s slots (the caller then
+    raises)."""
     cdef tuple seq = _blocks_of_class(blocks)
-    cdef Py_ssize_t n, pos, j, i, k, prev = -1, start, lo, hi, plo, child_id, n_ids
+    cdef Py_ssize_t n, pos, j, i, k, m, prev = -1, start, lo, hi, plo, child_id, n_ids
+    cdef Py_ssize_t p, c, e, n_par = 0, n_kids = 0, first, last, at, depth, r, s, t
+    cdef Py_ssize_t n_words, single
     cdef const Py_ssize_t *off
     cdef const Py_ssize_t *ids
     cdef Py_ssize_t *end = NULL  # a block's scope ends here: off[pos + 1], or off[pos] (none)
     cdef Py_ssize_t *stamp = NULL
     cdef Py_ssize_t *first_at = NULL
-    cdef tuple sc, ps
+    cdef Py_ssize_t *parent_of = NULL  # element number -> its entry as a parent, or -1
+    cdef Py_ssize_t *child_of = NULL  # element number -> the parent it was first a child of
+    cdef Py_ssize_t *par_block = NULL  # a parent's element: scope[par_place] of this block
+    cdef Py_ssize_t *par_place = NULL
+    cdef Py_ssize_t *par_head = NULL
+    cdef Py_ssize_t *par_tail = NULL
+    cdef Py_ssize_t *par_count = NULL
+    cdef Py_ssize_t *order = NULL
+    cdef _Kids kids
+    cdef list found = [], path_tags, tags, items, prefix = None
+    cdef dict by_signature, signatures = {}
+    cdef tuple item
+    cdef str tag
     if seq is None:
         return None
     if numbers.blocks is not blocks:
@@ -48,18 +107,32 @@ def children(blocks, BlockIds numbers):
     off = numbers.scope_off
     ids = numbers.scope_ids
     n_ids = numbers.n_elements
-    out = {}
+    kids.elem = kids.first = kids.at = kids.depth = kids.next = NULL
     try:
         end = <Py_ssize_t *> _alloc(max(n, 1) * sizeof(Py_ssize_t), False)
         for pos in range(n):
-            b = seq[pos]
-            good = off[pos + 1] > off[pos] and _field(b, _block_off[11]) == "dom"
+            good = off[pos + 1] > off[pos] and _field(seq[pos], _block_off[11]) == "dom"
             end[pos] = off[pos + 1] if good else off[pos]
         # stamp[e] == prev: element e is in the previous block's scope, first at first_at[e]
         stamp = <Py_ssize_t *> _alloc(max(n_ids, 1) * sizeof(Py_ssize_t), False)
         first_at = <Py_ssize_t *> _alloc(max(n_ids, 1) * sizeof(Py_ssize_t), False)
+        parent_of = <Py_ssize_t *> _alloc(max(n_ids, 1) * sizeof(Py_ssize_t), False)
+        child_of = <Py_ssize_t *> _alloc(max(n_ids, 1) * sizeof(Py_ssize_t), False)
         for k in range(n_ids):
             stamp[k] = -1
+            parent_of[k] = -1
+            child_of[k] = -1
+        # each pair of blocks adds at most one parent and two children
+        par_block = <Py_ssize_t *> _alloc(max(n, 1) * sizeof(Py_ssize_t), False)
+        par_place = <Py_ssize_t *> _alloc(max(n, 1) * sizeof(Py_ssize_t), False)
+        par_head = <Py_ssize_t *> _alloc(max(n, 1) * sizeof(Py_ssize_t), False)
+        par_tail = <Py_ssize_t *> _alloc(max(n, 1) * sizeof(Py_ssize_t), False)
+        par_count = <Py_ssize_t *> _alloc(max(n, 1) * sizeof(Py_ssize_t), False)
+        kids.elem = <Py_ssize_t *> _alloc(2 * max(n, 1) * sizeof(Py_ssize_t), False)
+        kids.first = <Py_ssize_t *> _alloc(2 * max(n, 1) * sizeof(Py_ssize_t), False)
+        kids.at = <Py_ssize_t *> _alloc(2 * max(n, 1) * sizeof(Py_ssize_t), False)
+        kids.depth = <Py_ssize_t *> _alloc(2 * max(n, 1) * sizeof(Py_ssize_t), False)
+        kids.next = <Py_ssize_t *> _alloc(2 * max(n, 1) * sizeof(Py_ssize_t), False)
         for pos in range(n):
             if end[pos] == off[pos]:
                 prev = -1
@@ -76,109 +149,187 @@ def children(blocks, BlockIds numbers):
                         break
                     j -= 1
                 if 0 <= j < hi - lo - 1:
-                    sc = <tuple> _field(seq[pos], _block_off[13])
-                    parent = sc[j]
-                    kids = out.get(parent)
-                    if kids is None:
-                        kids = out[parent] = {}
-                        ps = <tuple> _field(seq[prev], _block_off[13])
-                        if i + 1 < len(ps):  # the previous block's child is the first one seen
+                    p = parent_of[ids[lo + j]]
+                    if p < 0:
+                        p = parent_of[ids[lo + j]] = n_par
+                        n_par += 1
+                        par_block[p] = pos
+                        par_place[p] = j
+                        par_head[p] = par_tail[p] = -1
+                        par_count[p] = 0
+                        if i + 1 < end[prev] - plo:  # the previous block's child: the first seen
                             child_id = ids[plo + i + 1]
                             start = prev
                             while start > 0 and _holds(ids, off[start - 1], end[start - 1],
                                                        child_id):
                                 start -= 1
-                            kids[ps[i + 1]] = (start, prev, i + 1)
-                    child = sc[j + 1]
-                    if child not in kids:
-                        kids[child] = (pos, pos, j + 1)
+                            _add_kid(&kids, n_kids, p, child_id, start, prev, i + 1, par_head,
+                                     par_tail, par_count, child_of)
+                            n_kids += 1
+                    e = ids[lo + j + 1]
+                    if not _has_kid(&kids, p, e, par_head, child_of):
+                        _add_kid(&kids, n_kids, p, e, pos, pos, j + 1, par_head, par_tail,
+                                 par_count, child_of)
+                        n_kids += 1
             prev = pos
             lo, hi = off[pos], end[pos]
             for k in range(hi - lo - 1, -1, -1):  # from the end: the first place wins
                 stamp[ids[lo + k]] = pos
                 first_at[ids[lo + k]] = k
+        # the parents with enough children, in the order found: their children in order of
+        # first block (as found, but for a stable sort should they not be), grouped by template
+        order = <Py_ssize_t *> _alloc(max(n_kids, 1) * sizeof(Py_ssize_t), False)
+        path_tags = [None] * len(numbers.paths)  # each tag path's tags, split once a page
+        for p in range(n_par):
+            m = par_count[p]
+            if m < min_items:
+                continue
+            c = par_head[p]
+            for k in range(m):
+                order[k] = c
+                c = kids.next[c]
+            for k in range(1, m):  # insertion sort by first block: none to do when in order
+                c = order[k]
+                t = k
+                while t > 0 and kids.first[order[t - 1]] > kids.first[c]:
+                    order[t] = order[t - 1]
+                    t -= 1
+                order[t] = c
+            by_signature = {}
+            s = 0  # the children kept
+            for k in range(m):
+                c = order[k]
+                at = kids.at[c]
+                depth = kids.depth[c]
+                # the tag of scope[depth]: Block.path's segment as far from its end as that
+                # element is from the scope's
+                r = off[at + 1] - off[at] - depth - 1
+                tags = <list> path_tags[numbers.path_of[at]]
+                if tags is None:
+                    tags = path_tags[numbers.path_of[at]] = (
+                        <str> numbers.paths[numbers.path_of[at]]
+                    ).split(">")
+                tag = <str> tags[len(tags) - 1 - r] if r < len(tags) else ""
+                if tag in excluded:
+                    continue
+                first = kids.first[c]
+                if k + 1 < m:
+                    last = kids.first[order[k + 1]] - 1
+                else:
+                    last = _child_end(ids, off, n, first, kids.elem[c], depth)
+                cls = (<tuple> _field(seq[at], _block_off[14]))[depth]
+                key = (tag, cls)
+                signature = signatures.get(key)
+                if signature is None:
+                    signature = signatures[key] = _class_signature(tag, cls)
+                item = (first, last)
+                items = by_signature.get(signature)
+                if items is None:
+                    by_signature[signature] = [item]
+                else:
+                    items.append(item)
+                s += 1
+            if s < min_items:
+                continue
+            parent = None
+            for signature, items in by_signature.items():
+                m = len(items)
+                if m < min_items:
+                    continue
+                if prefix is None:
+                    if numbers.word_prefix is None:
+                        numbers.word_prefix = word_prefix(blocks)
+                    prefix = numbers.word_prefix
+                n_words = 0
+                single = 0
+                for k in range(m):
+                    item = <tuple> items[k]
+                    first = item[0]
+                    last = item[1]
+                    n_words += <Py_ssize_t> prefix[last + 1] - <Py_ssize_t> prefix[first]
+                    single += first == last
+                if single * 2 > m and n_words < min_line_words * m:
+                    continue
+                if parent is None:
+                    parent = (<tuple> _field(seq[par_block[p]], _block_off[13]))[par_place[p]]
+                found.append(bd_tuple_of(item_list, (parent, 1, signature, tuple(items), n_words)))
     finally:
         free(end)
         free(stamp)
         free(first_at)
-    return out
+        free(parent_of)
+        free(child_of)
+        free(par_block)
+        free(par_place)
+        free(par_head)
+        free(par_tail)
+        free(par_count)
+        free(order)
+        free(kids.elem)
+        free(kids.first)
+        free(kids.at)
+        free(kids.depth)
+        free(kids.next)
+    return found
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
-def candidate_children(blocks, dict kids_of, frozenset excluded, Py_ssize_t min_items):
-    """The part of ``blockdex.items.find_item_lists`` that reads every child: for each parent of
-    ``kids_of`` (:func:`children`) with at least ``min_items`` children, its children in order
-    as ``(first, last, tag, class attribute)``, children whose tag is in ``excluded`` left out;
-    parents left with fewer than ``min_items`` are not listed. Returns ``[(parent, children)]``,
-    or None when the blocks are not all of one class with ``Block``'s slots."""
-    cdef tuple seq = _blocks_of_class(blocks)
-    cdef Py_ssize_t n = len(seq), k, m, first, at, depth, last
-    cdef list order, kept
-    if seq is None:
-        return None
-    out = []
-    for parent, kids in kids_of.items():
-        m = len(kids)
-        if m < min_items:
-            continue
-        order = sorted(kids.items(), key=_first_of)
-        kept = []
-        for k in range(m):
-            child, spec = order[k]
-            first, at, depth = spec
-            b = seq[at]
-            sc = <tuple> _field(b, _block_off[13])
-            tag = _segment_from_end(<str> _field(b, _block_off[5]), len(sc) - depth - 1)
-            if tag in excluded:
-                continue
-            if k + 1 < m:
-                last = order[k + 1][1][0] - 1
-            else:
-                last = _child_end(seq, n, first, child, depth)
-            kept.append((first, last, tag, (<tuple> _field(b, _block_off[14]))[depth]))
-        if len(kept) >= min_items:
-            out.append((parent, kept))
-    return out
+cdef inline void _add_kid(_Kids *kids, Py_ssize_t c, Py_ssize_t p, Py_ssize_t e, Py_ssize_t first,
+                          Py_ssize_t at, Py_ssize_t depth, Py_ssize_t *par_head,
+                          Py_ssize_t *par_tail, Py_ssize_t *par_count,
+                          Py_ssize_t *child_of) noexcept:
+    """Element ``e`` as parent ``p``'s next child (entry ``c``)."""
+    kids.elem[c] = e
+    kids.first[c] = first
+    kids.at[c] = at
+    kids.depth[c] = depth
+    kids.next[c] = -1
+    if par_tail[p] < 0:
+        par_head[p] = c
+    else:
+        kids.next[par_tail[p]] = c
+    par_tail[p] = c
+    par_count[p] += 1
+    if child_of[e] < 0:
+        child_of[e] = p
 
 
-cdef Py_ssize_t _child_end(tuple seq, Py_ssize_t n, Py_ssize_t first, object child,
-                           Py_ssize_t at) except -1:
-    """The last of the blocks from ``first`` on whose scopes hold ``child`` (``first``'s own
-    too, unread): ``child in scope`` block by block, the test looking first at the place the
-    previous block held it (``at`` to begin with: scopes that keep the same ancestors hold it
-    there), then at every place."""
-    cdef Py_ssize_t last = first, k, m
-    cdef tuple nxt
+cdef inline bint _has_kid(const _Kids *kids, Py_ssize_t p, Py_ssize_t e,
+                          const Py_ssize_t *par_head, const Py_ssize_t *child_of) noexcept:
+    """Whether element ``e`` is one of parent ``p``'s children: the parent an element was first
+    a child of answers at once (an element's parent in the scopes is its nearest block-level
+    ancestor, always the same); another parent's children are read through."""
+    cdef Py_ssize_t c
+    if child_of[e] == p:
+        return True
+    if child_of[e] < 0:
+        return False
+    c = par_head[p]
+    while c >= 0:
+        if kids.elem[c] == e:
+            return True
+        c = kids.next[c]
+    return False
+
+
+cdef Py_ssize_t _child_end(const Py_ssize_t *ids, const Py_ssize_t *off, Py_ssize_t n,
+                           Py_ssize_t first, Py_ssize_t child, Py_ssize_t at) noexcept:
+    """The last of the blocks from ``first`` on whose scopes (their dense numbers) hold element
+    ``child`` (``first``'s own too, unread), looking first at the place the previous block held
+    it (``at`` to begin with: scopes that keep the same ancestors hold it there), then at every
+    place."""
+    cdef Py_ssize_t last = first, k, lo, m
     while last + 1 < n:
-        nxt = <tuple> _field(seq[last + 1], _block_off[13])
-        m = len(nxt)
-        if not (at < m and (nxt[at] is child or nxt[at] == child)):
-            if child not in nxt:
+        lo = off[last + 1]
+        m = off[last + 2] - lo
+        if not (at < m and ids[lo + at] == child):
+            k = 0
+            while k < m and ids[lo + k] != child:
+                k += 1
+            if k == m:
                 break
-            for k in range(m):
-                if nxt[k] is child or nxt[k] == child:
-                    at = k
-                    break
+            at = k
         last += 1
     return last
-
-
-cdef str _segment_from_end(str path, Py_ssize_t r):
-    """``path.split(">")[-1 - r]``, or "" when ``r`` is negative or the path has fewer segments
-    (``Block.path`` holds the block's scope tags at its end): no list of the path's tags."""
-    cdef Py_ssize_t end = len(path), k
-    if r < 0:
-        return ""
-    for k in range(r):
-        end = path.rfind(">", 0, end)
-        if end < 0:
-            return ""
-    return path[path.rfind(">", 0, end) + 1 : end]
-
-
-def _first_of(kv):
-    return kv[1][0]
 
 
 @cython.boundscheck(False)
@@ -304,6 +455,10 @@ cdef object _ascii_signature(str tag, str attrs):
 def class_signature(str tag, str attrs):
     """``tag.token.token`` from an element's tag and its class/id tokens (split on white space),
     sorted, each run of digits folded to ``#``: the template key two sibling records share."""
+    return _class_signature(tag, attrs)
+
+
+cdef str _class_signature(str tag, str attrs):
     cdef list tokens
     if not attrs:
         return tag
@@ -314,50 +469,3 @@ def class_signature(str tag, str attrs):
     tokens = sorted(set(fold_digits(attrs).split()))
     tokens.insert(0, tag)
     return ".".join(tokens)
-
-
-def template_lists(
-    blocks, list candidates, item_list, Py_ssize_t min_items, double min_line_words, prefix_of
-):
-    """The item lists of ``blockdex.items.find_item_lists`` before they are sorted and grids
-    merged: each parent's candidate children (``candidates``: ``[(parent, [(first, last, tag,
-    class attribute), …])]``) grouped by :func:`class_signature`; a group of at least
-    ``min_items`` is a list (an ``item_list``: parent, depth 1, signature, items, words),
-    unless most of its items are one block each and they hold fewer than ``min_line_words``
-    words each on average. Words are read from ``prefix_of(blocks)`` (words before each block),
-    called once, when the first group needs it."""
-    cdef list found = [], prefix = None, items
-    cdef dict by_signature, signatures = {}
-    cdef Py_ssize_t m, k, s, e, n_words, single
-    cdef tuple kid, item
-    for parent, kids in candidates:
-        by_signature = {}
-        for kid in kids:
-            key = (kid[2], kid[3])
-            signature = signatures.get(key)
-            if signature is None:
-                signature = signatures[key] = class_signature(kid[2], kid[3])
-            item = (kid[0], kid[1])
-            items = by_signature.get(signature)
-            if items is None:
-                by_signature[signature] = [item]
-            else:
-                items.append(item)
-        for signature, items in by_signature.items():
-            m = len(items)
-            if m < min_items:
-                continue
-            if prefix is None:
-                prefix = prefix_of(blocks)
-            n_words = 0
-            single = 0
-            for k in range(m):
-                item = <tuple> items[k]
-                s = item[0]
-                e = item[1]
-                n_words += <Py_ssize_t> prefix[e + 1] - <Py_ssize_t> prefix[s]
-                single += s == e
-            if single * 2 > m and n_words < min_line_words * m:
-                continue
-            found.append(tuple.__new__(item_list, (parent, 1, signature, tuple(items), n_words)))
-    return found

@@ -2,44 +2,88 @@
 """What ``blockdex/units.py`` runs in C: the only implementation of these rules (built by
 ``pip install``).
 
-* :func:`unit_walk` — ``units._survey``: the elements that may declare an article, the
-  headings' ancestor chains and the elements holding a large share of the text, in one walk
-  over lexbor's tree.
+* :func:`unit_walk` — ``units._survey``: the elements that may declare an article and the
+  elements holding a large share of the text, in one walk over lexbor's tree.
+* :func:`story_children` — the repeated story containers ``units.find_units`` finds from the
+  headlines' ancestor chains (their elements counted level by level in C arrays).
 * :func:`mark_ranges` — ``units._mark_ranges``: the blocks each marked element holds, through
   lexbor's parent pointers.
 * :func:`title_candidates` — the blocks ``units.title_block`` scores.
-* :func:`heading_positions` — ``units.heading_positions``; :func:`unit_rows` — the element ids
-  and text-length prefix sums ``units.find_units`` reads of every block.
+* :func:`heading_positions` — ``units.heading_positions``; :func:`text_prefix` — the
+  text-length prefix sums ``units.find_units`` reads of every block.
 * :func:`build_units` — ``units.build_units``: the page's units from their spans, sorted, with
   headlines, titles and parents.
 """
 
 cimport cython
+from cpython cimport array
 from cpython.unicode cimport (
     PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ, PyUnicode_READ_CHAR,
 )
-from libc.stdint cimport uintptr_t
+from libc.stdint cimport uint64_t, uintptr_t
 from libc.stdlib cimport free, realloc
 from blockdex._common_c cimport _alloc, _block_off, _blocks_of_class, _field
 from blockdex._lexbor_c cimport (
     NODE_ELEMENT, NODE_TEXT, _TagKinds, _ascii_ieq, _attr, _attr_first, _attr_next, _attr_qname,
-    _attr_value, _decode, _following, _tag, _text_nodes, bd_chardata, bd_node,
+    _attr_value, _decode, _following, _tag, bd_chardata, bd_node,
 )
+import array
+
+cdef extern from *:
+    """
+    static PyObject *bd_tuple_of(PyObject *type, PyObject *items) {
+        /* what tuple.__new__(type, items) makes of a tuple ``items`` (tuple_subtype_new) */
+        Py_ssize_t n = PyTuple_GET_SIZE(items), k;
+        PyObject *obj = ((PyTypeObject *) type)->tp_alloc((PyTypeObject *) type, n);
+        if (obj == NULL) return NULL;
+        for (k = 0; k < n; k++) {
+            PyObject *v = PyTuple_GET_ITEM(items, k);
+            Py_INCREF(v);
+            PyTuple_SET_ITEM(obj, k, v);
+        }
+        return obj;
+    }
+    """
+    object bd_tuple_of(object type, tuple items)
+
+cdef extern from "stdlib.h":
+    void qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *) noexcept nogil) nogil
+
+cdef inline bd_node *_element_of(object b) except? NULL:
+    """A block's element (``scope[-1]``, a ``mem_id`` of the page's live tree) when it comes
+    from the page's DOM, else NULL."""
+    cdef tuple scope = <tuple> _field(b, _block_off[13])
+    if scope and _field(b, _block_off[11]) == "dom":
+        return <bd_node *> <uintptr_t> scope[len(scope) - 1]
+    return NULL
+
+
+cdef inline uintptr_t _mark_bit(uintptr_t key) noexcept:
+    """Which of 256 bits stands for a node address (its Fibonacci hash's top byte)."""
+    return <uintptr_t> ((<uint64_t> key * <uint64_t> 0x9E3779B97F4A7C15ULL) >> 56)
+
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def mark_ranges(list element_ids, list marks):
+def mark_ranges(blocks, list marks):
     """``blockdex.units._mark_ranges``: for each element id of ``marks`` (sorted ``mem_id``\ s of
-    a live tree), ``[first, last]`` positions in ``element_ids`` (``mem_id``\ s of the same tree,
-    or None) whose element is that element or lies inside it. Each element's ancestors are
-    walked up through lexbor's parent pointers, marks found by binary search: no Python object
-    per ancestor. Call only when :func:`lexbor_ready` is True."""
-    cdef Py_ssize_t n_marks = len(marks), n = len(element_ids), i, lo, hi, mid
-    cdef uintptr_t key
+    a live tree), ``[first, last]`` positions of the blocks (``scope[-1]`` of a block from the
+    page's DOM, read from its slot) whose element is that element or lies inside it. Each
+    element's ancestors are walked up through lexbor's parent pointers, marks found by binary
+    search (only for an ancestor whose bit of a 256-bit filter of the marks is set): no Python
+    object per ancestor. None when the blocks are not all of one class with
+    ``Block``'s slots. Call only when :func:`lexbor_ready` is True."""
+    cdef tuple seq = _blocks_of_class(blocks)
+    cdef Py_ssize_t n_marks = len(marks), n, i, lo, hi, mid
+    cdef uintptr_t key, h
+    cdef uint64_t seen[4]  # a bit for each mark (256 bits, by _mark_bit): most ancestors skip
     cdef uintptr_t *sorted_marks = NULL
     cdef Py_ssize_t *first = NULL
     cdef Py_ssize_t *last = NULL
     cdef bd_node *node
+    if seq is None:
+        return None
+    n = len(seq)
     out = {}
     if n_marks == 0:
         return out
@@ -47,19 +91,23 @@ def mark_ranges(list element_ids, list marks):
         sorted_marks = <uintptr_t *> _alloc(n_marks * sizeof(uintptr_t), False)
         first = <Py_ssize_t *> _alloc(n_marks * sizeof(Py_ssize_t), False)
         last = <Py_ssize_t *> _alloc(n_marks * sizeof(Py_ssize_t), False)
+        seen[0] = seen[1] = seen[2] = seen[3] = 0
         for i in range(n_marks):
             sorted_marks[i] = <uintptr_t> marks[i]
             first[i] = -1
             last[i] = -1
             if i and sorted_marks[i] <= sorted_marks[i - 1]:
                 raise ValueError("marks must be sorted and distinct")
+            h = _mark_bit(sorted_marks[i])
+            seen[h >> 6] |= (<uint64_t> 1) << (h & 63)
         for i in range(n):
-            eid = element_ids[i]
-            if eid is None:
-                continue
-            node = <bd_node *> <uintptr_t> eid
+            node = _element_of(seq[i])
             while node != NULL:
                 key = <uintptr_t> node
+                h = _mark_bit(key)
+                if not (seen[h >> 6] >> (h & 63)) & 1:  # no mark has this bit: not a mark
+                    node = node.parent
+                    continue
                 lo = 0
                 hi = n_marks
                 while lo < hi:
@@ -112,40 +160,41 @@ cdef str _attr_text(void *attr):
     return _decode(value, n) if value != NULL else None
 
 
-def unit_walk(uintptr_t root_id, list heading_ids, double min_share):
-    """``blockdex.units._survey``: one walk below the
-    root (a ``mem_id``): ``(candidates, chains, big)``.
+def unit_walk(uintptr_t root_id, double min_share):
+    """``blockdex.units._survey``: one walk below the root (a ``mem_id``): ``(candidates,
+    big)``.
 
     ``candidates``: the elements that may declare an article, in document order, as ``(mem_id,
     tag, role, itemtype)`` (``article``/``main`` elements and any element with a ``role`` or
-    ``itemtype`` attribute; None for a missing attribute). ``chains``: for each element of
-    ``heading_ids``, the ids from the root down to it. ``big``: the elements holding at least
+    ``itemtype`` attribute; None for a missing attribute). ``big``: the elements holding at least
     ``min_share`` of the root's text (UTF-8 bytes of text nodes), in document order, as
     ``(mem_id, parent mem_id, tag, class)``; open elements sit on a C stack and add their text
-    to their parent's when they close. Call only when :func:`lexbor_ready` is True."""
+    to their parent's when they close, and each closed element's text is kept in a C array
+    until the root's total is known (one walk of the tree, not a first one to count the text).
+    Call only when :func:`lexbor_ready` is True."""
     cdef bd_node *root = <bd_node *> root_id
     cdef bd_node *node
-    cdef bd_node *only
     cdef _TagKinds kinds = _TagKinds({"article": 1, "main": 2})
     cdef int kind
     cdef void *role_attr
     cdef void *type_attr
-    cdef size_t total = 0, threshold
-    cdef Py_ssize_t parts = _text_nodes(root, &total, <bd_chardata **> &only)
-    cdef Py_ssize_t top = 0, room = 64, order = 0
+    cdef size_t total, threshold
+    cdef Py_ssize_t top = 0, room = 64, order = 0, n_closed = 0, closed_room = 256, k
     cdef bd_node **open_nodes = NULL
     cdef size_t *acc = NULL
     cdef Py_ssize_t *opened = NULL
-    cdef bd_node **grown_nodes
-    cdef size_t *grown_acc
-    cdef Py_ssize_t *grown_opened
+    cdef bd_node **closed_nodes = NULL  # the elements closed, with their text and order
+    cdef size_t *closed_acc = NULL
+    cdef Py_ssize_t *closed_order = NULL
     candidates = []
     found = []
-    threshold = <size_t> (min_share * total) if total else 0
     try:
         open_nodes = <bd_node **> _alloc(room * sizeof(bd_node *), False)
         acc = <size_t *> _alloc(room * sizeof(size_t), False)
         opened = <Py_ssize_t *> _alloc(room * sizeof(Py_ssize_t), False)
+        closed_nodes = <bd_node **> _alloc(closed_room * sizeof(bd_node *), False)
+        closed_acc = <size_t *> _alloc(closed_room * sizeof(size_t), False)
+        closed_order = <Py_ssize_t *> _alloc(closed_room * sizeof(Py_ssize_t), False)
         open_nodes[0] = root
         acc[0] = 0
         opened[0] = -1
@@ -154,12 +203,16 @@ def unit_walk(uintptr_t root_id, list heading_ids, double min_share):
             # close the open elements that are not the next node's ancestors
             while top > 0 and (node == NULL or open_nodes[top] != node.parent):
                 acc[top - 1] += acc[top]
-                if total and acc[top] >= threshold:
-                    found.append((
-                        opened[top], <uintptr_t> open_nodes[top],
-                        <uintptr_t> open_nodes[top].parent, _tag(open_nodes[top]),
-                        _attr(open_nodes[top], b"class"),
-                    ))
+                if n_closed == closed_room:
+                    closed_room *= 2
+                    closed_nodes = <bd_node **> _grow(closed_nodes, closed_room * sizeof(bd_node *))
+                    closed_acc = <size_t *> _grow(closed_acc, closed_room * sizeof(size_t))
+                    closed_order = <Py_ssize_t *> _grow(closed_order,
+                                                        closed_room * sizeof(Py_ssize_t))
+                closed_nodes[n_closed] = open_nodes[top]
+                closed_acc[n_closed] = acc[top]
+                closed_order[n_closed] = opened[top]
+                n_closed += 1
                 top -= 1
             if node == NULL:
                 break
@@ -178,40 +231,41 @@ def unit_walk(uintptr_t root_id, list heading_ids, double min_share):
                     top += 1
                     if top == room:
                         room *= 2
-                        grown_nodes = <bd_node **> realloc(open_nodes, room * sizeof(bd_node *))
-                        if grown_nodes == NULL:
-                            raise MemoryError()
-                        open_nodes = grown_nodes
-                        grown_acc = <size_t *> realloc(acc, room * sizeof(size_t))
-                        if grown_acc == NULL:
-                            raise MemoryError()
-                        acc = grown_acc
-                        grown_opened = <Py_ssize_t *> realloc(opened, room * sizeof(Py_ssize_t))
-                        if grown_opened == NULL:
-                            raise MemoryError()
-                        opened = grown_opened
+                        open_nodes = <bd_node **> _grow(open_nodes, room * sizeof(bd_node *))
+                        acc = <size_t *> _grow(acc, room * sizeof(size_t))
+                        opened = <Py_ssize_t *> _grow(opened, room * sizeof(Py_ssize_t))
                     open_nodes[top] = node
                     acc[top] = 0
                     opened[top] = order
                 order += 1
             node = _following(node, root)
+        total = acc[0]  # the text of every text node below the root
+        if total:
+            threshold = <size_t> (min_share * total)
+            for k in range(n_closed):
+                if closed_acc[k] >= threshold:
+                    node = closed_nodes[k]
+                    found.append((
+                        closed_order[k], <uintptr_t> node, <uintptr_t> node.parent, _tag(node),
+                        _attr(node, b"class"),
+                    ))
     finally:
         free(open_nodes)
         free(acc)
         free(opened)
+        free(closed_nodes)
+        free(closed_acc)
+        free(closed_order)
     found.sort()
-    chains = []
-    for hid in heading_ids:
-        chain = []
-        node = <bd_node *> <uintptr_t> hid
-        while node != NULL:
-            chain.append(<uintptr_t> node)
-            if node == root:
-                break
-            node = node.parent
-        chain.reverse()
-        chains.append(chain)
-    return candidates, chains, [row[1:] for row in found]
+    return candidates, [row[1:] for row in found]
+
+
+cdef void *_grow(void *p, size_t size) except NULL:
+    """``realloc``, raising MemoryError (``p`` is then left to the caller to free)."""
+    cdef void *grown = realloc(p, size)
+    if grown == NULL:
+        raise MemoryError()
+    return grown
 
 
 cdef inline Py_ssize_t _spaces_below(str text, Py_ssize_t limit) noexcept:
@@ -233,25 +287,31 @@ def title_candidates(blocks, double shortest, double longest, Py_ssize_t max_spa
                      tuple probe, Py_ssize_t need, tuple needs):
     """Positions of the blocks ``blockdex.units.title_block`` scores
     (length, spaces, not an image, and enough of the title's words in the lower-cased text),
-    without a Python step per block."""
-    cdef tuple seq = tuple(blocks), ws
+    without a Python step per block: text and tag read from the blocks' slots, each count of
+    words stopped once it has enough. None when the blocks are not all of one class with
+    ``Block``'s slots."""
+    cdef tuple seq = _blocks_of_class(blocks), ws
     cdef Py_ssize_t pos, n, count, k
     cdef str text, lower
     cdef bint ok
+    if seq is None:
+        return None
     out = []
     for pos in range(len(seq)):
         b = seq[pos]
-        text = b.text
+        text = <str> _field(b, _block_off[3])
         n = PyUnicode_GET_LENGTH(text)
         if not (shortest <= n <= longest):
             continue
         if _spaces_below(text, max_spaces) >= max_spaces:
             continue
-        if b.tag == "img":
+        if _field(b, _block_off[1]) == "img":
             continue
         lower = text.lower()
         count = 0
         for w in probe:
+            if count >= need:
+                break
             if w in lower:
                 count += 1
         if count < need:
@@ -262,6 +322,8 @@ def title_candidates(blocks, double shortest, double longest, Py_ssize_t max_spa
             k = item[1]
             count = 0
             for w in ws:
+                if count >= k:
+                    break
                 if w in lower:
                     count += 1
             if count >= k:
@@ -298,33 +360,225 @@ def heading_positions(blocks):
     return out
 
 
-def unit_rows(blocks):
-    """What ``blockdex.units.find_units`` reads of every block, in one pass over their slots:
-    ``(element_ids, prefix)``, each block's element (``scope[-1]`` of a block from the page's
-    tree, else None) and the running sum of the blocks' text lengths (``n + 1`` entries from 0).
-    None when the blocks are not all of one class with ``Block``'s slots."""
+def text_prefix(blocks):
+    """The running sum of the blocks' text lengths (``len(blocks) + 1`` entries from 0), read
+    from their slots into an ``array('q')`` (no ``int`` object a block), for
+    ``blockdex.units.find_units``' sums over ranges of blocks. None when the blocks are not all
+    of one class with ``Block``'s slots."""
     cdef tuple seq = _blocks_of_class(blocks)
-    cdef Py_ssize_t pos, total = 0
+    cdef Py_ssize_t pos, n
+    cdef long long total = 0
+    cdef array.array out
+    cdef long long *data
     if seq is None:
         return None
-    element_ids = []
-    prefix = [0]
-    for pos in range(len(seq)):
-        b = seq[pos]
-        scope = _field(b, _block_off[13])
-        if scope and _field(b, _block_off[11]) == "dom":
-            element_ids.append(scope[-1])
+    n = len(seq)
+    out = array.clone(_PREFIX_TEMPLATE, n + 1, False)
+    data = out.data.as_longlongs
+    data[0] = 0
+    for pos in range(n):
+        total += PyUnicode_GET_LENGTH(<str> _field(seq[pos], _block_off[3]))
+        data[pos + 1] = total
+    return out
+
+
+cdef array.array _PREFIX_TEMPLATE = array.array("q")
+
+
+cdef Py_ssize_t _count_in(const uintptr_t *sorted_nodes, Py_ssize_t n, uintptr_t key) noexcept:
+    """How many times ``key`` stands in the ``n`` sorted ``sorted_nodes``."""
+    cdef Py_ssize_t lo = 0, hi = n, mid, start
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if sorted_nodes[mid] < key:
+            lo = mid + 1
         else:
-            element_ids.append(None)
-        total += len(_field(b, _block_off[3]))
-        prefix.append(total)
-    return element_ids, prefix
+            hi = mid
+    start = lo
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if sorted_nodes[mid] <= key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - start
+
+
+cdef int _cmp_node(const void *a, const void *b) noexcept nogil:
+    cdef uintptr_t x = (<const uintptr_t *> a)[0]
+    cdef uintptr_t y = (<const uintptr_t *> b)[0]
+    return (x > y) - (x < y)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def story_children(uintptr_t root_id, blocks, heads, Py_ssize_t story_levels,
+                   Py_ssize_t max_headings):
+    """The repeated story containers of ``blockdex.units.find_units``: ``{child: (parent,
+    level)}`` (``mem_id``\ s of the live tree under the root, a ``mem_id``), in the order found.
+
+    The headlines are the heading blocks of ``heads`` (``(position, level)``, in order) of a
+    level up to ``story_levels``; the story elements are the elements (``scope[-1]`` of a block
+    from the page's DOM) of the first ``max_headings`` headlines, each once, in order; each
+    takes the level of the last headline whose element it is. With two or more of them, for
+    each level (in the order the story elements first have it) that two or more have: of each
+    one's chain of elements from the root down to it, the first element below the root that
+    the level's other chains do not hold is the child, the element above it the parent — when
+    the child is not the headline itself (a bare heading is a section, not a story); a child
+    found twice keeps its first parent and level. None when the blocks are not all of one
+    class with ``Block``'s slots. Call only when :func:`lexbor_ready` is True."""
+    cdef tuple seq = _blocks_of_class(blocks)
+    cdef bd_node *root = <bd_node *> root_id
+    cdef bd_node *node
+    cdef Py_ssize_t n_heads = len(heads), k, j, d, pos, level, n_story = 0, n_sorted
+    cdef Py_ssize_t total, n_level, at, depth, lo, hi, mid, length
+    cdef uintptr_t e
+    cdef uintptr_t *story = NULL  # the story elements, in order
+    cdef Py_ssize_t *story_level = NULL
+    cdef uintptr_t *by_node = NULL  # the story elements sorted, with their places in story
+    cdef Py_ssize_t *by_place = NULL
+    cdef Py_ssize_t *chain_off = NULL  # story element k's chain: chains[chain_off[k]:…[k + 1]]
+    cdef uintptr_t *chains = NULL
+    cdef uintptr_t *pool = NULL  # one level's chains' elements, sorted
+    cdef Py_ssize_t *levels_seen = NULL
+    cdef Py_ssize_t n_levels = 0
+    cdef tuple head
+    out = {}
+    if seq is None:
+        return None
+    try:
+        story = <uintptr_t *> _alloc(max(n_heads, 1) * sizeof(uintptr_t), False)
+        story_level = <Py_ssize_t *> _alloc(max(n_heads, 1) * sizeof(Py_ssize_t), False)
+        # the first max_headings headlines' elements, each once (few: a quadratic test)
+        k = 0
+        for j in range(n_heads):
+            if k >= max_headings:
+                break
+            head = <tuple> heads[j]
+            if <Py_ssize_t> head[1] > story_levels:
+                continue
+            k += 1
+            node = _element_of(seq[<Py_ssize_t> head[0]])
+            if node == NULL:
+                continue
+            e = <uintptr_t> node
+            for d in range(n_story):
+                if story[d] == e:
+                    break
+            else:
+                story[n_story] = e
+                story_level[n_story] = 0
+                n_story += 1
+        if n_story < 2:
+            return out
+        # each takes the level of the last headline whose element it is
+        by_node = <uintptr_t *> _alloc(n_story * sizeof(uintptr_t), False)
+        by_place = <Py_ssize_t *> _alloc(n_story * sizeof(Py_ssize_t), False)
+        for k in range(n_story):  # insertion sort (at most max_headings)
+            j = k
+            while j > 0 and by_node[j - 1] > story[k]:
+                by_node[j] = by_node[j - 1]
+                by_place[j] = by_place[j - 1]
+                j -= 1
+            by_node[j] = story[k]
+            by_place[j] = k
+        for j in range(n_heads):
+            head = <tuple> heads[j]
+            level = <Py_ssize_t> head[1]
+            if level > story_levels:
+                continue
+            node = _element_of(seq[<Py_ssize_t> head[0]])
+            if node == NULL:
+                continue
+            e = <uintptr_t> node
+            lo = 0
+            hi = n_story
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if by_node[mid] < e:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo < n_story and by_node[lo] == e:
+                story_level[by_place[lo]] = level
+        # the chains, from the root down
+        chain_off = <Py_ssize_t *> _alloc((n_story + 1) * sizeof(Py_ssize_t), False)
+        total = 0
+        for k in range(n_story):
+            node = <bd_node *> story[k]
+            while node != NULL:
+                total += 1
+                if node == root:
+                    break
+                node = node.parent
+        chains = <uintptr_t *> _alloc(max(total, 1) * sizeof(uintptr_t), False)
+        pool = <uintptr_t *> _alloc(max(total, 1) * sizeof(uintptr_t), False)
+        levels_seen = <Py_ssize_t *> _alloc(n_story * sizeof(Py_ssize_t), False)
+        at = 0
+        for k in range(n_story):
+            chain_off[k] = at
+            length = 0
+            node = <bd_node *> story[k]
+            while node != NULL:
+                length += 1
+                if node == root:
+                    break
+                node = node.parent
+            node = <bd_node *> story[k]
+            for d in range(length - 1, -1, -1):
+                chains[at + d] = <uintptr_t> node
+                node = node.parent
+            at += length
+        chain_off[n_story] = at
+        for k in range(n_story):  # the levels, in the order the story elements first have them
+            for j in range(n_levels):
+                if levels_seen[j] == story_level[k]:
+                    break
+            else:
+                levels_seen[n_levels] = story_level[k]
+                n_levels += 1
+        for j in range(n_levels):
+            level = levels_seen[j]
+            n_level = 0
+            n_sorted = 0
+            for k in range(n_story):
+                if story_level[k] == level:
+                    n_level += 1
+                    for d in range(chain_off[k], chain_off[k + 1]):
+                        pool[n_sorted] = chains[d]
+                        n_sorted += 1
+            if n_level < 2:
+                continue
+            qsort(pool, n_sorted, sizeof(uintptr_t), _cmp_node)
+            for k in range(n_story):
+                if story_level[k] != level:
+                    continue
+                lo = chain_off[k]
+                length = chain_off[k + 1] - lo
+                depth = length
+                for d in range(1, length):
+                    if _count_in(pool, n_sorted, chains[lo + d]) == 1:
+                        depth = d
+                        break
+                if depth < length - 1:  # a bare heading is a section, not a story
+                    child = <uintptr_t> chains[lo + depth]
+                    if child not in out:
+                        out[child] = (<uintptr_t> chains[lo + depth - 1], level)
+    finally:
+        free(story)
+        free(story_level)
+        free(by_node)
+        free(by_place)
+        free(chain_off)
+        free(chains)
+        free(pool)
+        free(levels_seen)
+    return out
 
 
 # -- the page's units from their spans (``units.build_units``) ---------------------------------
 
-cdef extern from "stdlib.h":
-    void qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *) noexcept nogil) nogil
 
 ctypedef struct _UnitKey:
     Py_ssize_t start
@@ -495,7 +749,7 @@ def build_units(spans, blocks, heads, Py_ssize_t headline_levels, items, unit_cl
             else:
                 title = ""
             g = len(units)
-            units.append(tuple.__new__(unit_cls, (
+            units.append(bd_tuple_of(unit_cls, (
                 g, kind, first + start, first + end,
                 None if head is None else first + <Py_ssize_t> head,
                 title, r[5], unit_id[top - 1] if top else None, r[3],

@@ -122,29 +122,6 @@ def page_block_words(page: Page) -> np.ndarray:
     return np.diff(np.asarray(_numbered_word_prefix(page_ids(page)), dtype=np.float64))
 
 
-def _children(
-    blocks: tuple[Block, ...], ids: BlockIds
-) -> dict[int, dict[int, tuple[int, int, int]]]:
-    """Parent element id → {child element id: (first block position, a block inside it, the
-    child's position in that block's scope)}, from consecutive blocks that part below a shared
-    element (``_items_c.children``: on the blocks' scope numbers, ``ids``, the deepest shared
-    element of two blocks found by comparing integers). Signatures are read later, for parents
-    with enough children only."""
-    return _read(compiled.children(blocks, ids))  # type: ignore[return-value]
-
-
-def _candidate_children(
-    blocks: tuple[Block, ...], cfg: ItemConfig, ids: BlockIds
-) -> list[tuple[int, list[tuple[int, int, str, str]]]]:
-    """Each parent with at least ``cfg.min_items`` children that may be items, with those
-    children in order as ``(first block, last block, tag, class attribute)``: a child whose
-    tag is in ITEM_TAGS_EXCLUDED is left out, and a child's last block is the one before the
-    next child's first (the last child's: the last block inside it)."""
-    kids_of = _children(blocks, ids)
-    found = compiled.candidate_children(blocks, kids_of, ITEM_TAGS_EXCLUDED, cfg.min_items)
-    return _read(found)  # type: ignore[return-value]
-
-
 def find_item_lists(
     blocks: Sequence[Block], cfg: ItemConfig = DEFAULT_ITEMS, ids: BlockIds | None = None
 ) -> list[ItemList]:
@@ -154,16 +131,14 @@ def find_item_lists(
     if ids is None or ids.blocks is not blocks:
         ids = block_ids(blocks)
     blocks = ids.blocks
-    # each parent's children grouped by class_signature, in C (a wcxb page has ~250 children;
-    # a cache of the keys missed 10.4k of 35.7k lookups a round of 200 pages, benchmarks/NOTES.md)
-    found: list[ItemList] = compiled.template_lists(
-        blocks,
-        _candidate_children(blocks, cfg, ids),
-        ItemList,
-        cfg.min_items,
-        cfg.min_line_words,
-        lambda _: _numbered_word_prefix(ids),  # the blocks ids numbers
-    )
+    # parents, children and their templates in C, on the blocks' scope numbers (a wcxb page has
+    # ~250 children a page; a cache of the template keys missed 10.4k of 35.7k lookups a round
+    # of 200 pages, benchmarks/NOTES.md)
+    found: list[ItemList] = _read(
+        compiled.item_lists(
+            blocks, ids, ITEM_TAGS_EXCLUDED, ItemList, cfg.min_items, cfg.min_line_words
+        )
+    )  # type: ignore[assignment]
     found.sort(key=lambda lst: (lst.items[0][0], -lst.items[-1][1]))
     return _merge_grids(found, cfg)
 

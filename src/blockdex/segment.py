@@ -892,7 +892,7 @@ def segment_document(
         encoding=doc.encoding,
         warnings=tuple(warnings),
         html_bytes=doc.html_chars,
-        units=page_units(root, blocks, item_lists=item_lists),
+        units=page_units(root, numbered, item_lists=item_lists),
         item_lists=tuple(item_lists),
         images=cfg.images,
         facts=PageFacts(find_primary, pagetype.classify_page, ids),  # looked up per page: swappable

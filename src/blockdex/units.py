@@ -31,11 +31,12 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, repeat
+from itertools import accumulate, pairwise, repeat
 from operator import attrgetter
 from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
@@ -59,7 +60,6 @@ TITLE_SEPARATORS = re.compile(r"(?<!\s)\s*+(?:[|»•]|(?<=\s)(?:-|–|—|::|·
 starts only where a run of spaces starts, and the runs are taken possessively: linear time."""
 _WORD_RE = re.compile(WORD_PATTERN)
 _TAG = attrgetter("tag")
-_TEXT = attrgetter("text")
 _SLUG_ID_RE = re.compile(r"^(?:\d+|[0-9a-f]{8,}|index|amp|html?|php|aspx?)$", re.I)
 _SLUG_EXT_RE = re.compile(r"\.[A-Za-z0-9]{1,5}$")
 _SLUG_SPLIT_RE = re.compile(r"[-_+\s]+")
@@ -312,28 +312,31 @@ def declared_source(tag: str, role: str | None, itemtype: str | None) -> str | N
     return None
 
 
+def _read(found: object) -> object:
+    """What a compiled reader of the blocks' slots found; it finds None when the blocks are not
+    all of one class with :class:`~blockdex.page.Block`'s slots."""
+    if found is None:
+        raise TypeError("units are found in blockdex.page.Block objects of one class")
+    return found
+
+
 def _survey(
-    root: object, heading_ids: list[int], min_share: float
-) -> tuple[
-    list[tuple[int, str, str | None, str | None]],
-    list[list[int]],
-    list[tuple[int, int, str, str | None]],
-]:
+    root: object, min_share: float
+) -> tuple[list[tuple[int, str, str | None, str | None]], list[tuple[int, int, str, str | None]]]:
     """The elements below ``root`` that may declare an article, as ``(id, tag, role,
-    itemtype)`` in document order; for each of ``heading_ids`` the ids from ``root`` down to
-    it; and the elements below ``root`` that hold at least ``min_share`` of its text (UTF-8
-    bytes of its text nodes), in document order, as ``(id, parent id, tag, class)``. One
-    compiled walk of the tree (``_units_c.unit_walk``)."""
-    return compiled.unit_walk(root.mem_id, heading_ids, min_share)  # type: ignore[attr-defined,no-any-return]
+    itemtype)`` in document order, and the elements below ``root`` that hold at least
+    ``min_share`` of its text (UTF-8 bytes of its text nodes), in document order, as ``(id,
+    parent id, tag, class)``. One compiled walk of the tree (``_units_c.unit_walk``)."""
+    return compiled.unit_walk(root.mem_id, min_share)  # type: ignore[attr-defined,no-any-return]
 
 
-def _mark_ranges(element_ids: list[int | None], marks: set[int]) -> dict:
-    """For each element id in ``marks``, ``[first, last]`` positions in ``element_ids`` of the
-    blocks whose element is that element or lies inside it (a live tree: the compiled code
-    follows lexbor's parent pointers)."""
+def _mark_ranges(blocks: Sequence[object], marks: set[int]) -> dict:
+    """For each element id in ``marks``, ``[first, last]`` positions of the blocks whose element
+    (``scope[-1]`` of a block from the page's DOM) is that element or lies inside it (a live
+    tree: the compiled code follows lexbor's parent pointers)."""
     if not marks:
         return {}
-    return compiled.mark_ranges(element_ids, sorted(marks))  # type: ignore[no-any-return]
+    return _read(compiled.mark_ranges(blocks, sorted(marks)))  # type: ignore[return-value]
 
 
 @dataclass(slots=True)
@@ -363,46 +366,19 @@ def find_units(
 ) -> list[_Span]:
     """Article spans (block positions) of the tree under ``root``. ``blocks`` are the page's
     blocks in order (``scope[-1]`` is a block's element), ``heads`` their headings."""
-    n = len(blocks)
-    if root is None or n == 0:
+    if root is None or not blocks:
         return []
-    headlines = [(pos, level) for pos, level in heads if level <= cfg.story_levels]
-    # each block's element, and the running sum of text lengths (n + 1 entries from 0)
-    rows = compiled.unit_rows(blocks)  # None for objects without Block's slots
-    element_ids: list[int | None]
-    prefix: list[int] | None = None  # then worked out only when it is needed
-    if rows is not None:
-        element_ids, prefix = rows
-    else:
-        element_ids = [
-            b.scope[-1] if b.scope and b.source == "dom" else None  # type: ignore[attr-defined]
-            for b in blocks
-        ]
-    story = [element_ids[pos] for pos, _ in headlines[: cfg.max_headings]]
-    story_ids = list(dict.fromkeys(e for e in story if e is not None))  # split parts: once
-    if len(story_ids) < 2:
-        story_ids = []
-    candidates, chains, big = _survey(root, story_ids, cfg.min_repeated_share)
+    candidates, big = _survey(root, cfg.min_repeated_share)
     declared: dict[int, str] = {}
     for eid, tag, role, itemtype in candidates:
         why = declared_source(tag, role, itemtype)
         if why is not None:
             declared[eid] = why
-    # Repeated story containers: per headline level, the child of the deepest common ancestor.
-    story_children: dict[int, tuple[int, int]] = {}  # child id -> (parent id, level)
-    level_of = {element_ids[pos]: level for pos, level in headlines}
-    by_level: dict[int, list[list[int]]] = {}
-    for chain in chains:
-        by_level.setdefault(level_of[chain[-1]], []).append(chain)
-    for level, level_chains in by_level.items():
-        if len(level_chains) < 2:
-            continue
-        below = Counter(e for chain in level_chains for e in chain)
-        for chain in level_chains:
-            # from the root down, the first element with this heading alone below it
-            depth = next((d for d in range(1, len(chain)) if below[chain[d]] == 1), len(chain))
-            if depth < len(chain) - 1:  # a bare heading is a section, not a story
-                story_children.setdefault(chain[depth], (chain[depth - 1], level))
+    # Repeated story containers: per headline level, the child of the deepest common ancestor
+    # (child id -> (parent id, level)), in C over the headlines' ancestor chains.
+    story_children: dict[int, tuple[int, int]] = _read(
+        compiled.story_children(root.mem_id, blocks, heads, cfg.story_levels, cfg.max_headings)  # type: ignore[attr-defined]
+    )  # type: ignore[assignment]
     # Repeated big containers: siblings of one tag and class that each hold a large share of
     # the page's text (an infinite-scroll wrapper per story, a digest's entries).
     siblings: dict[tuple[int, str, str | None], list[int]] = {}
@@ -413,11 +389,10 @@ def find_units(
         return []
     marks = set(declared) | set(story_children) | {p for p, _ in story_children.values()}
     marks.update(e for ids in repeated for e in ids)
-    ranges = _mark_ranges(element_ids, marks)
+    ranges = _mark_ranges(blocks, marks)
     if not ranges:
         return []
-    if prefix is None:
-        prefix = [0, *accumulate(map(len, map(_TEXT, blocks)))]
+    prefix = _read(compiled.text_prefix(blocks))  # the text's length before each block
     min_chars = cfg.min_article_chars
     spans: list[_Span] = []
     for eid, why in declared.items():
@@ -621,21 +596,17 @@ def kept_runs(
     page: Page, kept: Sequence[int], cfg: StoryConfig = DEFAULT_STORIES
 ) -> list[list[int]]:
     """Positions of the kept blocks cut into runs where a wide gap of dropped blocks lies
-    between two of them (:attr:`StoryConfig.min_gap_blocks`, ``min_gap_words``)."""
+    between two of them (:attr:`StoryConfig.min_gap_blocks`, ``min_gap_words``). Only the
+    gaps wide enough in blocks have their words counted."""
     blocks = page.blocks
-    runs: list[list[int]] = []
-    for pos in kept:
-        if runs:
-            last = runs[-1][-1]
-            if pos - last - 1 >= cfg.min_gap_blocks:
-                gap_words = sum(len(blocks[q].text.split()) for q in range(last + 1, pos))
-                if gap_words >= cfg.min_gap_words:
-                    runs.append([pos])
-                    continue
-            runs[-1].append(pos)
-        else:
-            runs.append([pos])
-    return runs
+    wide = cfg.min_gap_blocks
+    cuts = [0]
+    for k in [k for k, (a, b) in enumerate(pairwise(kept), 1) if b - a - 1 >= wide]:
+        gap_words = sum(len(blocks[q].text.split()) for q in range(kept[k - 1] + 1, kept[k]))
+        if gap_words >= cfg.min_gap_words:
+            cuts.append(k)
+    cuts.append(len(kept))
+    return [list(kept[a:b]) for a, b in pairwise(cuts) if b > a]
 
 
 def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
@@ -665,8 +636,8 @@ def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
     # max_spaces spaces, not an image (an image's alt text, a masthead's, states the site's
     # name, no title), holding at least `need` of the probe words in their lower-cased text
     # and, for some (words, n) of needs, n of words
-    candidates = compiled.title_candidates(
-        blocks, shortest, longest, max_spaces, probe, need, tuple(needs)
+    candidates = _read(
+        compiled.title_candidates(blocks, shortest, longest, max_spaces, probe, need, tuple(needs))
     )
     for pos in candidates:
         text = blocks[pos].text
@@ -884,15 +855,21 @@ def _story_units(page: Page) -> list[Unit]:
 def _units_split(page: Page, kept: Sequence[int], cfg: StoryConfig = DEFAULT_STORIES) -> bool:
     """Whether an article unit leaves out kept blocks with text enough for a story (so it may
     be the titled story's, and the rest another story's). ``min_story_words`` content words
-    of two or more characters need three characters each, less one."""
+    of two or more characters need three characters each, less one. ``kept``: positions in
+    order; the text a unit leaves out is the kept text less what the kept blocks inside it
+    hold (their characters, a space each, summed once a call)."""
     first = page.blocks[0].index
     lo, hi = first + kept[0], first + kept[-1]
     need = 3 * cfg.min_story_words - 1
+    cum: list[int] | None = None  # the kept blocks' characters before each one
     for u in _story_units(page):
         if u.start <= lo and hi <= u.end:
             continue
-        start, end = u.start - first, u.end - first
-        if sum(len(page.blocks[p].text) + 1 for p in kept if not start <= p <= end) >= need:
+        if cum is None:
+            blocks = page.blocks
+            cum = [0, *accumulate(len(blocks[p].text) + 1 for p in kept)]
+        a, b = bisect_left(kept, u.start - first), bisect_right(kept, u.end - first)
+        if cum[-1] - (cum[b] - cum[a]) >= need:
             return True
     return False
 
