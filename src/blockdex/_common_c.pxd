@@ -23,6 +23,7 @@ cdef Py_ssize_t _block_off[15]
 cdef Py_ssize_t _slot_offset(type cls, str name) except -1
 cdef int _load_block_offsets(type block_cls) except -1
 cdef tuple _blocks_of_class(blocks)
+cdef object _tuple_of(object type, tuple items)
 cdef Py_ssize_t _number_scopes(
     list scopes, Py_ssize_t total, Py_ssize_t *off, Py_ssize_t *ids
 ) except -1

@@ -206,3 +206,27 @@ cdef class BlockIds:
         """Each block's scope element numbers, as tuples (for tests)."""
         return [tuple(self.scope_ids[k] for k in range(self.scope_off[i], self.scope_off[i + 1]))
                 for i in range(len(self.blocks))]
+
+
+cdef extern from *:
+    """
+    static PyObject *bd_tuple_of(PyObject *type, PyObject *items) {
+        /* what tuple.__new__(type, items) makes of a tuple ``items`` (tuple_subtype_new) */
+        Py_ssize_t n = PyTuple_GET_SIZE(items), k;
+        PyObject *obj = ((PyTypeObject *) type)->tp_alloc((PyTypeObject *) type, n);
+        if (obj == NULL) return NULL;
+        for (k = 0; k < n; k++) {
+            PyObject *v = PyTuple_GET_ITEM(items, k);
+            Py_INCREF(v);
+            PyTuple_SET_ITEM(obj, k, v);
+        }
+        return obj;
+    }
+    """
+    object bd_tuple_of(object type, tuple items)
+
+
+cdef object _tuple_of(object type, tuple items):
+    """What ``tuple.__new__(type, items)`` makes (a named tuple's ``__new__`` without its Python
+    method lookup): the item lists' and the units' records."""
+    return bd_tuple_of(type, items)

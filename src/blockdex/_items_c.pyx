@@ -13,25 +13,9 @@
 
 cimport cython
 from libc.stdlib cimport free
-from blockdex._common_c cimport BlockIds, _alloc, _block_off, _blocks_of_class, _field
-
-cdef extern from *:
-    """
-    static PyObject *bd_tuple_of(PyObject *type, PyObject *items) {
-        /* what tuple.__new__(type, items) makes of a tuple ``items`` (tuple_subtype_new) */
-        Py_ssize_t n = PyTuple_GET_SIZE(items), k;
-        PyObject *obj = ((PyTypeObject *) type)->tp_alloc((PyTypeObject *) type, n);
-        if (obj == NULL) return NULL;
-        for (k = 0; k < n; k++) {
-            PyObject *v = PyTuple_GET_ITEM(items, k);
-            Py_INCREF(v);
-            PyTuple_SET_ITEM(obj, k, v);
-        }
-        return obj;
-    }
-    """
-    object bd_tuple_of(object type, tuple items)
-
+from blockdex._common_c cimport (
+    BlockIds, _alloc, _block_off, _blocks_of_class, _field, _tuple_of,
+)
 
 cdef inline bint _holds(const Py_ssize_t *ids, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t e) noexcept:
     cdef Py_ssize_t k
@@ -252,7 +236,7 @@ def item_lists(blocks, BlockIds numbers, frozenset excluded, item_list, Py_ssize
                     continue
                 if parent is None:
                     parent = (<tuple> _field(seq[par_block[p]], _block_off[13]))[par_place[p]]
-                found.append(bd_tuple_of(item_list, (parent, 1, signature, tuple(items), n_words)))
+                found.append(_tuple_of(item_list, (parent, 1, signature, tuple(items), n_words)))
     finally:
         free(end)
         free(stamp)

@@ -22,29 +22,24 @@ from cpython.unicode cimport (
 )
 from libc.stdint cimport uint64_t, uintptr_t
 from libc.stdlib cimport free, realloc
-from blockdex._common_c cimport _alloc, _block_off, _blocks_of_class, _field
+from blockdex._common_c cimport _alloc, _block_off, _blocks_of_class, _field, _tuple_of
 from blockdex._lexbor_c cimport (
     NODE_ELEMENT, NODE_TEXT, _TagKinds, _ascii_ieq, _attr, _attr_first, _attr_next, _attr_qname,
     _attr_value, _decode, _following, _tag, bd_chardata, bd_node,
 )
 import array
 
-cdef extern from *:
-    """
-    static PyObject *bd_tuple_of(PyObject *type, PyObject *items) {
-        /* what tuple.__new__(type, items) makes of a tuple ``items`` (tuple_subtype_new) */
-        Py_ssize_t n = PyTuple_GET_SIZE(items), k;
-        PyObject *obj = ((PyTypeObject *) type)->tp_alloc((PyTypeObject *) type, n);
-        if (obj == NULL) return NULL;
-        for (k = 0; k < n; k++) {
-            PyObject *v = PyTuple_GET_ITEM(items, k);
-            Py_INCREF(v);
-            PyTuple_SET_ITEM(obj, k, v);
-        }
-        return obj;
-    }
-    """
-    object bd_tuple_of(object type, tuple items)
+cdef inline Py_ssize_t _lower_bound(const uintptr_t *a, Py_ssize_t n, uintptr_t key) noexcept nogil:
+    """The first place in the sorted ``a[:n]`` whose value is not below ``key``."""
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
 
 cdef extern from "stdlib.h":
     void qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *) noexcept nogil) nogil
@@ -108,14 +103,7 @@ def mark_ranges(blocks, list marks):
                 if not (seen[h >> 6] >> (h & 63)) & 1:  # no mark has this bit: not a mark
                     node = node.parent
                     continue
-                lo = 0
-                hi = n_marks
-                while lo < hi:
-                    mid = (lo + hi) >> 1
-                    if sorted_marks[mid] < key:
-                        lo = mid + 1
-                    else:
-                        hi = mid
+                lo = _lower_bound(sorted_marks, n_marks, key)
                 if lo < n_marks and sorted_marks[lo] == key:
                     if first[lo] < 0:
                         first[lo] = i
@@ -492,14 +480,7 @@ def story_children(uintptr_t root_id, blocks, heads, Py_ssize_t story_levels,
             if node == NULL:
                 continue
             e = <uintptr_t> node
-            lo = 0
-            hi = n_story
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if by_node[mid] < e:
-                    lo = mid + 1
-                else:
-                    hi = mid
+            lo = _lower_bound(by_node, n_story, e)
             if lo < n_story and by_node[lo] == e:
                 story_level[by_place[lo]] = level
         # the chains, from the root down
@@ -749,7 +730,7 @@ def build_units(spans, blocks, heads, Py_ssize_t headline_levels, items, unit_cl
             else:
                 title = ""
             g = len(units)
-            units.append(bd_tuple_of(unit_cls, (
+            units.append(_tuple_of(unit_cls, (
                 g, kind, first + start, first + end,
                 None if head is None else first + <Py_ssize_t> head,
                 title, r[5], unit_id[top - 1] if top else None, r[3],
