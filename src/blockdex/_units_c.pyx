@@ -69,7 +69,7 @@ def mark_ranges(blocks, list marks):
     object per ancestor. None when the blocks are not all of one class with
     ``Block``'s slots. Call only when :func:`lexbor_ready` is True."""
     cdef tuple seq = _blocks_of_class(blocks)
-    cdef Py_ssize_t n_marks = len(marks), n, i, lo, hi, mid
+    cdef Py_ssize_t n_marks = len(marks), n, i, lo
     cdef uintptr_t key, h
     cdef uint64_t seen[4]  # a bit for each mark (256 bits, by _mark_bit): most ancestors skip
     cdef uintptr_t *sorted_marks = NULL
@@ -375,15 +375,7 @@ cdef array.array _PREFIX_TEMPLATE = array.array("q")
 
 cdef Py_ssize_t _count_in(const uintptr_t *sorted_nodes, Py_ssize_t n, uintptr_t key) noexcept:
     """How many times ``key`` stands in the ``n`` sorted ``sorted_nodes``."""
-    cdef Py_ssize_t lo = 0, hi = n, mid, start
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if sorted_nodes[mid] < key:
-            lo = mid + 1
-        else:
-            hi = mid
-    start = lo
-    hi = n
+    cdef Py_ssize_t start = _lower_bound(sorted_nodes, n, key), lo = start, hi = n, mid
     while lo < hi:
         mid = (lo + hi) >> 1
         if sorted_nodes[mid] <= key:
@@ -420,7 +412,7 @@ def story_children(uintptr_t root_id, blocks, heads, Py_ssize_t story_levels,
     cdef bd_node *root = <bd_node *> root_id
     cdef bd_node *node
     cdef Py_ssize_t n_heads = len(heads), k, j, d, pos, level, n_story = 0, n_sorted
-    cdef Py_ssize_t total, n_level, at, depth, lo, hi, mid, length
+    cdef Py_ssize_t total, n_level, at, depth, lo, length
     cdef uintptr_t e
     cdef uintptr_t *story = NULL  # the story elements, in order
     cdef Py_ssize_t *story_level = NULL

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from blockdex._common_c import BlockIds
 from blockdex.page import Block, Page
 
-__all__ = ["BlockIds", "block_ids", "page_ids"]
+__all__ = ["BlockIds", "block_ids", "compiled_found", "page_ids"]
 
 
 def block_ids(blocks: Sequence[Block]) -> BlockIds:
@@ -33,3 +33,11 @@ def page_ids(page: Page) -> BlockIds:
     if found is None or found.blocks is not page.blocks:
         found = facts.ids = block_ids(page.blocks)
     return found  # type: ignore[no-any-return]
+
+
+def compiled_found(found: object, what: str) -> object:
+    """What a compiled reader of the blocks' slots found (``what``: item lists, units); it finds
+    None when the blocks are not all of one class with :class:`~blockdex.page.Block`'s slots."""
+    if found is None:
+        raise TypeError(f"{what} are found in blockdex.page.Block objects of one class")
+    return found

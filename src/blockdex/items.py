@@ -35,7 +35,7 @@ import numpy as np
 
 from blockdex import _items_c as compiled
 from blockdex.errors import check_minimums
-from blockdex.ids import BlockIds, block_ids, page_ids
+from blockdex.ids import BlockIds, block_ids, compiled_found, page_ids
 from blockdex.page import Block, ItemList, Page
 
 ITEM_TAGS_EXCLUDED = frozenset(
@@ -91,11 +91,7 @@ def word_count(text: str) -> int:
 
 
 def _read(found: object) -> object:
-    """What a compiled reader of the blocks' slots found; it finds None when the blocks are not
-    all of one class with :class:`~blockdex.page.Block`'s slots."""
-    if found is None:
-        raise TypeError("item lists are found in blockdex.page.Block objects of one class")
-    return found
+    return compiled_found(found, "item lists")
 
 
 def _word_prefix(blocks: Sequence[Block]) -> list[int]:

@@ -47,6 +47,7 @@ from blockdex import _units_c as compiled
 from blockdex.cjk import WORD_PATTERN
 from blockdex.errors import check_minimums
 from blockdex.features import stopwords
+from blockdex.ids import compiled_found
 from blockdex.items import item_units
 from blockdex.page import NO_PRIMARY, Block, ItemList, Page, Primary, Unit
 
@@ -313,11 +314,7 @@ def declared_source(tag: str, role: str | None, itemtype: str | None) -> str | N
 
 
 def _read(found: object) -> object:
-    """What a compiled reader of the blocks' slots found; it finds None when the blocks are not
-    all of one class with :class:`~blockdex.page.Block`'s slots."""
-    if found is None:
-        raise TypeError("units are found in blockdex.page.Block objects of one class")
-    return found
+    return compiled_found(found, "units")
 
 
 def _survey(
