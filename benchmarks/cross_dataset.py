@@ -194,6 +194,7 @@ def main() -> int:
     peers = [p for p in args.peers.split(",") if p]
     extra = [n for n in args.train_only.split(",") if n and n not in names]
     trainable = [n for n in names if n != "l3s-gn1"] + extra
+    unseen = unseen_types(("wcxb",)) if args.page_type_columns or args.unseen_page_types else {}
     train_data = {
         n: collect(
             (n,),
@@ -201,12 +202,12 @@ def main() -> int:
             unit_columns=args.unit_columns,
             item_columns=args.item_columns,
             page_type_columns=args.page_type_columns,
+            page_types=unseen,
         )
         for n in trainable
     }
     by_url: dict[str, PageType] = {}
     if args.unseen_page_types:
-        unseen = unseen_types(("wcxb",))
         by_url = {
             p.url: unseen[f"wcxb:{p.id}"]
             for p in load_dataset("wcxb")

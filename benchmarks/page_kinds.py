@@ -20,7 +20,6 @@ recipe, written with ``blockdex train --datasets …``): the left-out figure of 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import statistics
 import sys
 import warnings
@@ -31,20 +30,20 @@ import numpy as np
 from blockdex.evaluate.datasets import load_dataset, split_of
 from blockdex.evaluate.metrics import token_prf
 from blockdex.extract import Extractor
-from blockdex.page import Page, PageFacts, PageType, Selection
-from blockdex.pagetype import PAGE_TYPES
+from blockdex.page import Page, Selection
+from blockdex.pagetype import PAGE_TYPES, page_type_of
 from blockdex.predict.content import ContentModel, ContentPredictor
 from blockdex.predict.kinds import page_kind_rules
 from blockdex.render import selection_text
-from blockdex.train_page_type import PageTypeTrainConfig, collect_page_types, out_of_fold
+from blockdex.train import with_page_type
+from blockdex.train_page_type import PageTypeTrainConfig, collect_page_types, out_of_fold_runs
 
 
 def out_of_fold_types(cv_seeds: int) -> dict[str, dict[str, float]]:
     """Each typed wcxb page's type probabilities from models that never saw its host."""
-    cfg = PageTypeTrainConfig()
+    cfg = PageTypeTrainConfig(cv_seeds=cv_seeds)
     data = collect_page_types(cfg, progress=False)
-    runs = [out_of_fold(data, cfg, cfg.seed + 100 * r, by_host=True)[0] for r in range(cv_seeds)]
-    probs = np.mean(runs, axis=0)
+    probs = np.mean([p for p, _ in out_of_fold_runs(data, cfg, by_host=True)], axis=0)
     accuracy = float((probs.argmax(1) == data.y).mean())
     print(f"wcxb page types out of fold: accuracy {accuracy:.3f} on {len(data.y)} pages")
     return {
@@ -54,10 +53,9 @@ def out_of_fold_types(cv_seeds: int) -> dict[str, dict[str, float]]:
 
 
 def _with_type(page: Page, scores: dict[str, float]) -> Page:
-    """``page`` whose type is the one given (its primary article is found as before)."""
-    label = max(scores, key=scores.__getitem__)
-    kind = PageType(label, scores[label], scores)
-    return dataclasses.replace(page, facts=PageFacts(page.facts.find_primary, lambda _: kind))
+    """``page`` whose type is the most likely of ``scores`` (no ``other`` floor; its primary
+    article is found as before)."""
+    return with_page_type(page, page_type_of(scores, 0.0))
 
 
 def main() -> int:

@@ -205,6 +205,22 @@ def test_a_model_trained_with_page_type_columns_reads_them_at_run_time(
     n = len(FEATURE_NAMES)
     assert data[0].X.shape[1] == n + len(PAGE_TYPE_COLUMN_NAMES)
     assert (data[0].X[:, n:] == data[0].X[0, n:]).all()
+    # a type given for a page stands for the one the page-type model would give it
+    from blockdex.evaluate.datasets import load_dataset, split_of
+    from blockdex.pagetype import PAGE_TYPES, page_type_of
+
+    first = next(p for p in load_dataset("scrapinghub-aeb") if split_of(p.id) == "train")
+    given = page_type_of({"article": 0.1, "product": 0.9}, 0.5)
+    typed = collect(
+        ("scrapinghub-aeb",),
+        "train",
+        max_pages=1,
+        progress=False,
+        page_type_columns=True,
+        page_types={f"scrapinghub-aeb:{first.id}": given},
+    )
+    assert typed[0].id == first.id
+    assert typed[0].X[0, n + PAGE_TYPES.index("product")] == np.float32(0.9)
     cfg = TrainConfig(
         datasets=("scrapinghub-aeb",), n_trees=4, threshold_repeats=1, page_type_columns=True
     )

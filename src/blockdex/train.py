@@ -26,7 +26,7 @@ import json
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -212,16 +212,20 @@ def collect(
     unit_columns: bool = False,
     item_columns: bool = False,
     page_type_columns: bool = False,
+    page_types: Mapping[str, PageType] | None = None,
 ) -> list[PageData]:
     """Training pages of ``datasets`` restricted to ``split`` (``train``, ``dev`` or ``all``);
     ``unit_columns`` adds :func:`blockdex.units.unit_columns` to their features,
     ``item_columns`` :func:`blockdex.items.item_columns`, ``page_type_columns``
-    :func:`blockdex.pagetype.page_type_columns`."""
+    :func:`blockdex.pagetype.page_type_columns`, read from ``page_types`` (``"dataset:id"`` →
+    type: :func:`unseen_types`, worked out here when not given) for the pages it holds."""
     from tqdm import tqdm
 
     ex = Extractor("all")
     out: list[PageData] = []
-    unseen = unseen_types(datasets, progress) if page_type_columns else {}
+    unseen: Mapping[str, PageType] = {}
+    if page_type_columns:
+        unseen = unseen_types(datasets, progress) if page_types is None else page_types
     for name in datasets:
         pages = [p for p in load_dataset(name) if split == "all" or split_of(p.id) == split]
         if max_pages:

@@ -181,6 +181,13 @@ def out_of_fold(
     return probs, blank
 
 
+def out_of_fold_runs(
+    data: LabelledPages, cfg: PageTypeTrainConfig, by_host: bool
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`out_of_fold` once for each of ``cfg.cv_seeds`` assignments of pages to folds."""
+    return [out_of_fold(data, cfg, cfg.seed + 100 * r, by_host) for r in range(cfg.cv_seeds)]
+
+
 def unseen_page_types(
     datasets: Sequence[str], cfg: PageTypeTrainConfig | None = None, progress: bool = True
 ) -> dict[str, dict[str, float]]:
@@ -195,10 +202,7 @@ def unseen_page_types(
     cfg = cfg or PageTypeTrainConfig(cv_seeds=3)
     cfg = replace(cfg, datasets=typed)
     data = collect_page_types(cfg, progress)
-    probs = np.mean(
-        [out_of_fold(data, cfg, cfg.seed + 100 * r, by_host=True)[0] for r in range(cfg.cv_seeds)],
-        axis=0,
-    )
+    probs = np.mean([p for p, _ in out_of_fold_runs(data, cfg, by_host=True)], axis=0)
     return {
         key: {t: float(p) for t, p in zip(PAGE_TYPES, row, strict=True)}
         for key, row in zip(data.ids, probs, strict=True)
@@ -237,7 +241,7 @@ def choose_min_confidence(
 
 
 def _cv_report(data: LabelledPages, cfg: PageTypeTrainConfig, by_host: bool) -> dict[str, Any]:
-    both = [out_of_fold(data, cfg, cfg.seed + 100 * r, by_host) for r in range(cfg.cv_seeds)]
+    both = out_of_fold_runs(data, cfg, by_host)
     runs = [p for p, _ in both]
     accs = [float((p.argmax(axis=1) == data.y).mean()) for p in runs]
     blank_accs = [float((b.argmax(axis=1) == data.y).mean()) for _, b in both]
