@@ -108,30 +108,71 @@ def test_compiled_forest_sums_equal_the_numpy_walk() -> None:
             np.testing.assert_allclose(fast, forest._raw(X[:n]), rtol=0, atol=1e-9)
 
 
-def test_forests_the_packed_layout_cannot_hold_use_the_numpy_walk() -> None:
-    # two trees sharing their leaves: not a forest of trees, so no preorder layout
-    spec = {
-        "feature": [0, 0, 0, 0],
-        "threshold": [0.5, "inf", "inf", 1.5],
-        "left": [1, 1, 2, 1],
-        "right": [2, 1, 2, 2],
-        "value": [0.0, -1.0, 1.0, 0.0],
-        "roots": [0, 3],
-        "depth": 1,
-    }
+def test_trees_too_deep_for_the_compiled_layout_use_the_numpy_walk() -> None:
+    # one tree, a chain of depth FOREST_MAX_DEPTH + 1: 2**13 - 1 nodes a tree would be written
+    depth = _forest_c.FOREST_MAX_DEPTH + 1
+    n = 2 * depth + 1  # inner nodes 0..depth-1 (each x <= k goes left to a leaf), the last leaf
+    feature, threshold, left, right, value = [], [], [], [], []
+    for k in range(depth):
+        feature.append(0)
+        threshold.append(float(k))
+        left.append(depth + 1 + k)  # a leaf of value k
+        right.append(k + 1 if k + 1 < depth else depth)
+    feature.append(0), threshold.append("inf"), left.append(depth), right.append(depth)
+    value = [0.0] * (depth + 1)
+    value[depth] = 99.0
+    for k in range(depth):
+        feature.append(0), threshold.append("inf")
+        left.append(depth + 1 + k), right.append(depth + 1 + k)
+        value.append(float(k))
+    assert len(feature) == n
+    spec = {"feature": feature, "threshold": threshold, "left": left, "right": right,
+            "value": value, "roots": [0], "depth": depth}  # fmt: skip
     forest = forest_module.Forest(spec)
     assert forest._packed is None
-    assert forest.raw(np.array([[0.0], [1.0], [2.0]])).tolist() == [-2.0, 0.0, 2.0]
+    assert forest.raw(np.array([[-1.0], [2.5], [1e9]])).tolist() == [0.0, 3.0, 99.0]
 
 
-def test_packed_nodes_are_eight_bytes_in_preorder() -> None:
+def test_shared_nodes_and_leaves_high_up_sum_as_the_numpy_walk() -> None:
+    # two trees sharing their leaves, one of them a lone leaf at depth 0 of a depth-2 forest
+    spec = {
+        "feature": [0, 0, 0, 0, 0],
+        "threshold": [0.5, "inf", "inf", 1.5, "inf"],
+        "left": [1, 1, 2, 1, 4],
+        "right": [2, 1, 2, 2, 4],
+        "value": [0.0, -1.0, 1.0, 0.0, 0.25],
+        "roots": [0, 3, 4],
+        "depth": 2,
+    }
+    forest = forest_module.Forest(spec)
+    assert forest._packed is not None
+    X = np.array([[0.0], [0.5], [1.0], [1.5], [2.0], [np.nan]])
+    assert (
+        forest.raw(X).tolist() == forest._raw(X).tolist() == [-1.75, -1.75, 0.25, 0.25, 2.25, 2.25]
+    )
+
+
+def test_packed_trees_are_complete_in_heap_order() -> None:
     forest = ContentModel.load().stage1
-    nodes, value, roots = forest._packed
-    assert _forest_c.FOREST_NODE_BYTES == 8 and len(nodes) == 8 * len(value)
+    nodes, value = forest._packed
+    depth, n_trees = forest.depth, len(forest.roots)
     packed = nodes.view(forest_module._NODE_DTYPE)
-    leaves = packed["right"] == 0
-    assert np.isnan(packed["threshold"][leaves]).all()
-    assert (value[~leaves] == 0).all() and roots[0] == 0
+    assert _forest_c.FOREST_NODE_BYTES == 8
+    assert len(packed) == n_trees * (2**depth - 1) and len(value) == n_trees * 2**depth
+    # walking the first tree by hand (children 2k + 1 and 2k + 2) gives its leaf
+    rng = np.random.default_rng(3)
+    X = rng.normal(0.0, 2.0, size=(20, forest.n_features)).astype(np.float32)
+    one = forest_module.Forest({
+        "feature": forest.feature.tolist(), "threshold": forest.threshold.tolist(),
+        "left": forest.left.tolist(), "right": forest.right.tolist(),
+        "value": forest.value.tolist(), "roots": forest.roots[:1].tolist(), "depth": depth,
+    })  # fmt: skip
+    for row in X:
+        k = 0
+        for _ in range(depth):
+            node = packed[k]
+            k = 2 * k + 1 if row[node["feature"]] <= node["threshold"] else 2 * k + 2
+        assert float(value[k - (2**depth - 1)]) == one.raw(row[None, :])[0]
 
 
 def test_a_model_with_an_index_out_of_range_is_refused() -> None:

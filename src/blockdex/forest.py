@@ -4,8 +4,8 @@ The content model's two stages (:mod:`blockdex.predict.content`), the page-type 
 (:mod:`blockdex.pagetype`) and the relevance model (:mod:`blockdex.predict.relevance`) are
 forests of shallow trees written as JSON (``feature``, ``threshold``, ``left``, ``right``,
 ``value``, ``roots``, ``depth``). A :class:`Forest` walks all trees in one compiled call
-(``blockdex/_forest_c.pyx``), or, for a forest too large for the compiled layout's 16-bit
-offsets, all trees at once, one numpy step per tree level.
+(``blockdex/_forest_c.pyx``), each tree written out as a complete tree, or, for trees too deep
+for that layout (or more than 65,536 columns), all trees at once, one numpy step per tree level.
 """
 
 from __future__ import annotations
@@ -16,12 +16,11 @@ import numpy as np
 
 from blockdex import _forest_c as compiled
 
-_NODE_DTYPE = np.dtype([("threshold", "<f4"), ("feature", "<u2"), ("right", "<u2")])
-"""The compiled evaluation's node (``_forest_c.forest_raw``): 8 bytes. Trees are laid out
-in preorder, so a node's left child (``x <= threshold``) is the next node and only the offset to
-the right child is stored; a leaf has offset 0 and a NaN threshold (no value is <= NaN), so a walk
-that reaches it stays there for the levels that are left."""
-_MAX_OFFSET = np.iinfo(np.uint16).max
+_NODE_DTYPE = np.dtype([("threshold", "<f4"), ("feature", "<u2"), ("pad", "<u2")])
+"""The compiled evaluation's node (``_forest_c.forest_raw``): 8 bytes. Each tree is complete,
+in heap order: node k's children are 2k + 1 (``x <= threshold``) and 2k + 2, so no child is
+stored."""
+_MAX_FEATURE = np.iinfo(np.uint16).max
 
 
 class Forest:
@@ -61,38 +60,43 @@ class Forest:
         self._packed = self._pack()
         self.n_features = int(self.feature.max()) + 1 if n_nodes else 0
 
-    def _pack(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """``(nodes as bytes, float32 leaf values, roots)`` in preorder for the compiled walk, or
-        None when a tree is too large for 16-bit offsets (the numpy evaluation is used then)."""
-        order: list[int] = []
-        roots: list[int] = []
-        left, right = self.left.tolist(), self.right.tolist()
-        for root in self.roots.tolist():
-            roots.append(len(order))
-            stack = [root]
-            while stack:
-                v = stack.pop()
-                order.append(v)
-                if left[v] != v or right[v] != v:
-                    if left[v] == v or right[v] == v:
-                        return None  # half a leaf: not a tree this layout can hold
-                    stack.append(right[v])
-                    stack.append(left[v])
-        old = np.asarray(order, dtype=np.intp)
-        pos = np.full(len(self.feature), -1, dtype=np.int64)
-        pos[old] = np.arange(len(old))
-        if len(old) != len(set(order)):
-            return None  # a node shared by two places: not a forest of trees
-        is_leaf = (self.left[old] == old) & (self.right[old] == old)
-        offset = np.where(is_leaf, 0, pos[self.right[old]] - np.arange(len(old)))
-        if len(old) and (offset.max() > _MAX_OFFSET or self.feature[old].max() > _MAX_OFFSET):
+    def _pack(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(nodes as bytes, float32 leaf values)`` for the compiled walk: each tree as a
+        complete tree of :attr:`depth` levels in heap order, or None when that layout would be
+        too large (deeper than ``_forest_c.FOREST_MAX_DEPTH``; the numpy evaluation is used
+        then).
+
+        The layout is what the numpy walk does, written out: from the root, ``depth`` steps
+        (a leaf steps to itself), then the value of the node reached. So a leaf higher up is
+        copied to all the leaves below its place, and a node that is reached at the last level
+        gives its value there."""
+        depth = self.depth
+        if depth > compiled.FOREST_MAX_DEPTH or (
+            len(self.feature) and self.feature.max() > _MAX_FEATURE
+        ):
             return None
-        nodes = np.zeros(len(old), dtype=_NODE_DTYPE)
-        nodes["threshold"] = np.where(is_leaf, np.float32("nan"), self._threshold32[old])
-        nodes["feature"] = np.where(is_leaf, 0, self.feature[old])
-        nodes["right"] = offset
-        value = np.where(is_leaf, self.value[old], 0.0).astype(np.float32)
-        return nodes.view(np.uint8), value, np.asarray(roots, dtype=np.int32)
+        inner, leaves = (1 << depth) - 1, 1 << depth
+        n_trees = len(self.roots)
+        nodes = np.zeros(n_trees * inner, dtype=_NODE_DTYPE)
+        value = np.zeros(n_trees * leaves, dtype=np.float32)
+        left, right = self.left.tolist(), self.right.tolist()
+        feature, threshold = self.feature.tolist(), self._threshold32.tolist()
+        node_value = self.value.astype(np.float32)
+        for t, root in enumerate(self.roots.tolist()):
+            base, leaf_base = t * inner, t * leaves
+            stack = [(root, 0, 0)]  # (node, place in heap order, level)
+            while stack:
+                v, k, level = stack.pop()
+                if level == depth or (left[v] == v and right[v] == v):
+                    first = (k - ((1 << level) - 1)) << (depth - level)
+                    value[leaf_base + first : leaf_base + first + (1 << (depth - level))] = (
+                        node_value[v]
+                    )
+                    continue
+                nodes[base + k] = (threshold[v], feature[v], 0)
+                stack.append((right[v], 2 * k + 2, level + 1))
+                stack.append((left[v], 2 * k + 1, level + 1))
+        return nodes.view(np.uint8), value
 
     ROWS_PER_CHUNK = 1024
     """Rows evaluated at once: the (rows x trees) node arrays of 20 000 blocks at once peaked at
@@ -105,9 +109,9 @@ class Forest:
             raise ValueError(f"expected rows of at least {self.n_features} features, got {X.shape}")
         if self._packed is not None:
             out = np.zeros(n)
-            nodes, value, roots = self._packed
+            nodes, value = self._packed
             compiled.forest_raw(
-                np.ascontiguousarray(X, dtype=np.float32), nodes, value, roots, self.depth, out
+                np.ascontiguousarray(X, dtype=np.float32), nodes, value, self.depth, out
             )
             return out
         if n <= self.ROWS_PER_CHUNK:
