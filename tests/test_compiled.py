@@ -102,10 +102,14 @@ def test_compiled_forest_sums_equal_the_numpy_walk() -> None:
     X = rng.normal(0.0, 2.0, size=(2500, n_features)).astype(np.float32)
     X[:5] = 0.0  # exact ties with thresholds at 0 take the same branch
     for forest in (model.stage1, model.stage2):
-        for n in (2500, 0, 1, 15, 16, 17, 33):  # groups of 16 rows, and the rows after
+        # groups of 16 rows; after them up to 8 rows one by one, 9 to 15 as one more group
+        for n in (2500, 0, 1, 8, 9, 15, 16, 17, 24, 25, 33):
             fast = forest.raw(X[:n])
             assert fast.shape == (n,)
             np.testing.assert_allclose(fast, forest._raw(X[:n]), rtol=0, atol=1e-9)
+        # every way a row is walked adds the same values in the same order: the same sums
+        alone = np.concatenate([forest.raw(X[i : i + 1]) for i in range(40)])
+        assert forest.raw(X[:40]).tolist() == alone.tolist()
 
 
 def test_trees_too_deep_for_the_compiled_layout_use_the_numpy_walk() -> None:

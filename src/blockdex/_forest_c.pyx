@@ -15,20 +15,21 @@ cdef extern from *:
        are 2k + 1 (x <= threshold) and 2k + 2, so a step is one compare and one add, with no
        child offset to load or select (a third fewer instructions a step than a preorder layout
        with offsets). A leaf higher up was copied to every leaf of its place's subtree, so the
-       nodes below it may go either way. Sixteen rows at a time: their walks are independent,
-       so the CPU overlaps the loads that one walk alone would wait for in turn (~2x faster than
-       row by row; 16 measured 13% faster than 8, 32 no faster than 16). 8-byte nodes and
+       nodes below it may go either way. Sixteen rows at a time (or, for the rows after the last
+       such group, sixteen trees at a time): their walks are independent, so the CPU overlaps
+       the loads that one walk alone would wait for in turn (~2x faster than row by row; 16
+       measured 13% faster than 8, 32 no faster than 16). 8-byte nodes and
        float32 leaf values: the arrays stay small enough to stay in the caches. */
     /* Add the leaf value of the tree at ``nodes`` / ``value`` for rows i .. i + k - 1 to
-       ``out``. */
+       ``out`` (k <= 16), walking sixteen rows: where k < 16, the last row fills the rest. */
     static inline void bd_forest_group(const float *X, Py_ssize_t i, int k, Py_ssize_t stride,
                                        const bd_tree_node *nodes, const float *value,
                                        int depth, double *out) {
         int node[16];
         const float *row[16];
-        for (int j = 0; j < k; j++) { node[j] = 0; row[j] = X + (i + j) * stride; }
+        for (int j = 0; j < 16; j++) { node[j] = 0; row[j] = X + (i + (j < k ? j : k - 1)) * stride; }
         for (int level = 0; level < depth; level++)
-            for (int j = 0; j < k; j++) {
+            for (int j = 0; j < 16; j++) {
                 const bd_tree_node *p = nodes + node[j];
                 /* branch-free: a mispredicted branch per node would cost more than the walk */
                 node[j] = 2 * node[j] + 2 - (int) (row[j][p->feature] <= p->threshold);
@@ -37,28 +38,60 @@ cdef extern from *:
         for (int j = 0; j < k; j++) out[i + j] += (double) value[node[j] - first_leaf];
     }
 
-    static void bd_forest_raw(const float *X, Py_ssize_t n, Py_ssize_t stride,
-                              const bd_tree_node *nodes, const float *value,
-                              Py_ssize_t n_trees, int depth, double *out) {
+    #define BD_ROW_TAIL 8  /* a group of sixteen rows costs about what eight rows alone cost */
+
+    /* Add all trees' leaf values for one row to ``*out``, sixteen trees at a time: for the
+       rows after the last group of sixteen (and a page type's one row), whose walks alone
+       would each wait on every load in turn. The values are added in tree order, as the
+       groups of rows add them. */
+    static inline void bd_forest_row(const float *row, const bd_tree_node *nodes,
+                                     const float *value, Py_ssize_t n_trees, int depth,
+                                     double *out) {
         const Py_ssize_t inner = ((Py_ssize_t) 1 << depth) - 1, leaves = inner + 1;
-        for (Py_ssize_t t = 0; t < n_trees; t++) {
-            const bd_tree_node *tree = nodes + t * inner;
-            const float *tree_value = value + t * leaves;
-            Py_ssize_t i = 0;
-            if (t + 1 < n_trees) {
-                /* the next tree's nodes and leaf values, which other work between pages has
-                   likely pushed out of the caches: fetched while this tree is walked */
-                const char *a = (const char *) (tree + inner), *b = (const char *) (tree + 2 * inner);
-                for (; a < b; a += 64) __builtin_prefetch(a);
-                a = (const char *) (tree_value + leaves);
-                b = (const char *) (tree_value + 2 * leaves);
-                for (; a < b; a += 64) __builtin_prefetch(a);
-            }
-            for (; i + 16 <= n; i += 16)  /* k a constant 16 here: the compiler unrolls */
-                bd_forest_group(X, i, 16, stride, tree, tree_value, depth, out);
-            if (i < n)  /* the last rows, fewer than 16: walked together too */
-                bd_forest_group(X, i, (int) (n - i), stride, tree, tree_value, depth, out);
+        double sum = *out;
+        int node[16];
+        for (Py_ssize_t t0 = 0; t0 < n_trees; t0 += 16) {
+            const int k = n_trees - t0 < 16 ? (int) (n_trees - t0) : 16;
+            const bd_tree_node *trees = nodes + t0 * inner;
+            for (int j = 0; j < k; j++) node[j] = 0;
+            for (int level = 0; level < depth; level++)
+                for (int j = 0; j < k; j++) {
+                    const bd_tree_node *p = trees + j * inner + node[j];
+                    node[j] = 2 * node[j] + 2 - (int) (row[p->feature] <= p->threshold);
+                }
+            for (int j = 0; j < k; j++) sum += (double) value[(t0 + j) * leaves + node[j] - inner];
         }
+        *out = sum;
+    }
+
+    static void bd_forest_raw(const float *X, Py_ssize_t n, Py_ssize_t stride,
+                              const void *node_bytes, const float *value,
+                              Py_ssize_t n_trees, int depth, double *out) {
+        const bd_tree_node *nodes = (const bd_tree_node *) node_bytes;
+        const Py_ssize_t inner = ((Py_ssize_t) 1 << depth) - 1, leaves = inner + 1;
+        /* groups of sixteen rows; the rows after them as one more group when they are more
+           than ROW_TAIL, else each row on its own, sixteen trees at a time */
+        const Py_ssize_t grouped = n % 16 > BD_ROW_TAIL ? n : n - n % 16;
+        if (grouped)
+            for (Py_ssize_t t = 0; t < n_trees; t++) {
+                const bd_tree_node *tree = nodes + t * inner;
+                const float *tree_value = value + t * leaves;
+                if (t + 1 < n_trees) {
+                    /* the next tree's nodes and leaf values, which other work between pages
+                       has likely pushed out of the caches: fetched while this tree is walked */
+                    const char *a = (const char *) (tree + inner);
+                    const char *b = (const char *) (tree + 2 * inner);
+                    for (; a < b; a += 64) __builtin_prefetch(a);
+                    a = (const char *) (tree_value + leaves);
+                    b = (const char *) (tree_value + 2 * leaves);
+                    for (; a < b; a += 64) __builtin_prefetch(a);
+                }
+                for (Py_ssize_t i = 0; i < grouped; i += 16)
+                    bd_forest_group(X, i, grouped - i < 16 ? (int) (grouped - i) : 16, stride, tree,
+                                    tree_value, depth, out);
+            }
+        for (Py_ssize_t i = grouped; i < n; i++)
+            bd_forest_row(X + i * stride, nodes, value, n_trees, depth, out + i);
     }
     """
     void bd_forest_raw(const float *X, Py_ssize_t n, Py_ssize_t stride, const void *nodes,

@@ -650,7 +650,7 @@ cdef class _CWalker:
         self.out.append(
             self.new_block(
                 "img",
-                _html_lib.escape(f"image: {src}, caption: {caption}", quote=False)
+                _escape(f"image: {src}, caption: {caption}")
                 if self.markup else "",
                 caption,
                 _tail_plus(parent.chain, 0, ("img", node_id)),
