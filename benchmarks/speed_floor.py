@@ -1,7 +1,9 @@
 """What is left for everything but parsing and the trees, if blockdex is to match resiliparse.
 
-Two parts of the default pipeline cannot get cheaper without changing its output: lexbor's
-parse (resiliparse parses with lexbor too) and the first stage's trees, which score every block.
+Two parts of the default pipeline have work that its output fixes: lexbor's parse (resiliparse
+parses with lexbor too) and the first stage's trees, which score every block (their walk can get
+cheaper, as it did once when the trees were laid out as complete trees, but every block still
+walks every tree).
 This times each alone on the set's pages, beside resiliparse's whole extraction
 (``extract_plain_text(HTMLTree.parse(html), main_content=True)``) and blockdex's whole text
 pipeline, in one process (best of ``--rounds`` passes, garbage collection off while timing), and
