@@ -580,3 +580,11 @@ def test_attributes_past_the_limit_are_dropped_with_a_warning() -> None:
 def test_nul_characters_become_replacement_characters() -> None:
     page = blockdex.segment("<body><p>before\x00after and more words here</p></body>")
     assert page.blocks[0].text == "before\ufffdafter and more words here"
+
+
+def test_markdown_tree_refuses_a_step_that_is_not_a_layout_step() -> None:
+    from blockdex import _markdown_c
+
+    for bad in (["not a step"], [("block", 0, [])]):
+        with pytest.raises(TypeError, match="Step of 4 fields"):
+            _markdown_c.tree_of(bad, True, 8, lambda: {}, lambda block, stack: None)

@@ -13,6 +13,7 @@
 """
 
 cimport cython
+from cpython.tuple cimport PyTuple_Check, PyTuple_GET_SIZE
 from blockdex._common_c cimport _block_off, _field, _load_block_offsets, _put
 
 import re
@@ -72,10 +73,14 @@ def tree_of(
     cdef Node node
     cdef str tag
     for step in steps:
-        block = step[0]
-        stay = step[1]
-        opened = step[2]
-        joint = step[3]
+        # a Step is a tuple subclass: indexed as a tuple (as a subclass, each step[i] would call
+        # tuple.__getitem__ through the type's Python-level slot, ~750 instructions each)
+        if not PyTuple_Check(step) or PyTuple_GET_SIZE(step) != 4:
+            raise TypeError(f"a layout step is a Step of 4 fields, not {step!r}")
+        block = (<tuple> step)[0]
+        stay = (<tuple> step)[1]
+        opened = (<tuple> step)[2]
+        joint = (<tuple> step)[3]
         depth = len(stack)
         if depth > stay + 1:
             del stack[stay + 1:]
