@@ -393,3 +393,35 @@ def test_repeated_text_is_dropped_by_default_and_kept_on_request() -> None:
     default = [page.blocks[i].text for i in ContentPredictor().predict(page).indices]
     kept_all = [page.blocks[i].text for i in ContentPredictor(repeats=True).predict(page).indices]
     assert default.count(slide) == 1 and kept_all.count(slide) == 2
+
+
+def test_an_ad_label_is_found_as_its_words_are() -> None:
+    """The one-match test of a kept block's text against the ad labels answers as joining the
+    text's words and looking the result up (its specification)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from blockdex.features import WORD_RE
+    from blockdex.predict.content import _AD_LABEL_RE, AD_LABELS
+
+    def spec(text: str) -> bool:
+        return " ".join(WORD_RE.findall(text.lower())) in AD_LABELS
+
+    def fast(text: str) -> bool:
+        return _AD_LABEL_RE.fullmatch(text.lower()) is not None
+
+    seen = ["Ad", "ADS!", "- Advertisement -", "Sponsored  content", "adx", "xad", "ad ad"]
+    seen += ["sponsored_content", "sponsored-content", " реклама ", "广告", "Anzeige:", "İ ad"]
+    seen += [label.upper() for label in AD_LABELS] + [f"[{label}]" for label in AD_LABELS]
+    for text in seen:
+        assert fast(text) == spec(text), text
+    assert fast("Story continues below advertisement")
+
+    pieces = st.sampled_from([*sorted(AD_LABELS), " ", "-", "_", "x", "\u00a0", "·", "\n", "1"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(pieces, max_size=6).map("".join))
+    def agree(text: str) -> None:
+        assert fast(text) == spec(text)
+
+    agree()

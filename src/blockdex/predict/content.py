@@ -14,6 +14,7 @@ array operations regardless of the number of trees.
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from importlib import resources
 from itertools import compress
@@ -28,7 +29,6 @@ from blockdex.features import (
     FEATURE_NAMES,
     PROB_SCOPE_LEVELS,
     PROB_WINDOWS,
-    WORD_RE,
     block_features,
     block_groups,
     context_features,
@@ -71,6 +71,14 @@ AD_LABELS = frozenset(
 them when they sit between paragraphs; of 180 such blocks on the training pages, none is
 content in the ground truth, so the predictor drops them (a reader never wants the line)."""
 _LABEL_MAX_CHARS = max(map(len, AD_LABELS)) + 8
+_AD_LABEL_RE = re.compile(
+    r"\W*(?:"
+    + "|".join(r"\W+".join(map(re.escape, label.split(" "))) for label in sorted(AD_LABELS))
+    + r")\W*"
+)
+"""A lower-cased text whose words (``WORD_RE``'s runs) are one of :data:`AD_LABELS`, the label's
+words apart from each other and from the text's ends only by non-word characters: the same test
+as the label's words joined by spaces, in one match (a third of the time a kept block)."""
 FAVOR_SHIFTS = {"balanced": 0.0, "precision": 0.2, "recall": -0.2}
 """How far ``favor`` moves the content model's threshold (0.55 for the shipped model): the
 trade-off trafilatura users know as ``favor_precision`` / ``favor_recall``. Measured per
@@ -506,7 +514,7 @@ def _without_ad_labels(page: Page, keep: np.ndarray) -> np.ndarray:
     out = keep
     for i in keep.nonzero()[0].tolist():
         text = blocks[i].text
-        if len(text) <= _LABEL_MAX_CHARS and " ".join(WORD_RE.findall(text.lower())) in AD_LABELS:
+        if len(text) <= _LABEL_MAX_CHARS and _AD_LABEL_RE.fullmatch(text.lower()) is not None:
             if out is keep:
                 out = keep.copy()
             out[i] = False
