@@ -67,36 +67,27 @@ class Forest:
         then).
 
         The layout is what the numpy walk does, written out: from the root, ``depth`` steps
-        (a leaf steps to itself), then the value of the node reached. So a leaf higher up is
-        copied to all the leaves below its place, and a node that is reached at the last level
-        gives its value there."""
+        (a leaf steps to itself), then the value of the node reached. So a leaf higher up fills
+        all the places below its own (the walk may go either way there: both children are the
+        leaf), and a node reached at the last level gives its value there."""
         depth = self.depth
-        if depth > compiled.FOREST_MAX_DEPTH or (
+        if not 0 <= depth <= compiled.FOREST_MAX_DEPTH or (
             len(self.feature) and self.feature.max() > _MAX_FEATURE
         ):
             return None
-        inner, leaves = (1 << depth) - 1, 1 << depth
+        # level by level, every tree at once: each place's model node, a leaf's children being
+        # the leaf itself (the numpy walk's step), so a leaf higher up fills its place's subtree
         n_trees = len(self.roots)
-        nodes = np.zeros(n_trees * inner, dtype=_NODE_DTYPE)
-        value = np.zeros(n_trees * leaves, dtype=np.float32)
-        left, right = self.left.tolist(), self.right.tolist()
-        feature, threshold = self.feature.tolist(), self._threshold32.tolist()
-        node_value = self.value.astype(np.float32)
-        for t, root in enumerate(self.roots.tolist()):
-            base, leaf_base = t * inner, t * leaves
-            stack = [(root, 0, 0)]  # (node, place in heap order, level)
-            while stack:
-                v, k, level = stack.pop()
-                if level == depth or (left[v] == v and right[v] == v):
-                    first = (k - ((1 << level) - 1)) << (depth - level)
-                    value[leaf_base + first : leaf_base + first + (1 << (depth - level))] = (
-                        node_value[v]
-                    )
-                    continue
-                nodes[base + k] = (threshold[v], feature[v], 0)
-                stack.append((right[v], 2 * k + 2, level + 1))
-                stack.append((left[v], 2 * k + 1, level + 1))
-        return nodes.view(np.uint8), value
+        level = self.roots[:, None]
+        levels = []
+        for _ in range(depth):
+            levels.append(level)
+            level = np.stack([self.left[level], self.right[level]], axis=2).reshape(n_trees, -1)
+        heap = np.concatenate(levels, axis=1) if levels else np.zeros((n_trees, 0), np.intp)
+        nodes = np.zeros(heap.size, dtype=_NODE_DTYPE)
+        nodes["threshold"] = self._threshold32[heap].ravel()
+        nodes["feature"] = self.feature[heap].ravel()
+        return nodes.view(np.uint8), self.value.astype(np.float32)[level].ravel()
 
     ROWS_PER_CHUNK = 1024
     """Rows evaluated at once: the (rows x trees) node arrays of 20 000 blocks at once peaked at
