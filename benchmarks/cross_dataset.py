@@ -13,7 +13,7 @@ trains a model here either.
         [--peers trafilatura,trafilatura-precision,readability,resiliparse] [--trees N]
         [--seeds N[,N...]] [--threshold-repeats N] [--compare-units] [--compare-on OPTION]
         [--compare-set MODULE:NAME=VALUE] [--page-type-columns] [--unseen-page-types]
-        [--left-out NAMES]
+        [--page-threshold] [--left-out NAMES]
 
 A left-out model moves with the training seed alone (by up to 0.04 on wcxb), so one seed per row
 is a draw: ``--seeds 20261122,1,2`` trains each row once per seed and prints the mean with the
@@ -180,6 +180,13 @@ def main() -> int:
         "the shipped page-type model's (which learned every wcxb page)",
     )
     ap.add_argument(
+        "--page-threshold",
+        action="store_true",
+        help="train with each page's own threshold (TrainConfig.page_threshold; "
+        "blockdex.predict.page_threshold) and also score each left-out model at its one "
+        "threshold (the same trees): the column before the page threshold",
+    )
+    ap.add_argument(
         "--left-out",
         default=None,
         metavar="NAMES",
@@ -223,6 +230,8 @@ def main() -> int:
         without += f" {args.compare_on}=True |"
     if args.compare_set:
         without += f" {args.compare_set} |"
+    if args.page_threshold:
+        without += " one threshold (same trees) |"
     print(
         "| left out (pages) | metric | blockdex, trained without it |"
         + without
@@ -237,6 +246,7 @@ def main() -> int:
         stories_only: list[float] = []
         switched: list[float] = []
         constant: list[float] = []
+        one_threshold: list[float] = []
         for seed in seeds:
             cfg = TrainConfig(
                 datasets=tuple(used),
@@ -244,6 +254,7 @@ def main() -> int:
                 unit_columns=args.unit_columns,
                 item_columns=args.item_columns,
                 page_type_columns=args.page_type_columns,
+                page_threshold=args.page_threshold,
             )
             if args.trees:
                 cfg = dataclasses.replace(cfg, n_trees=args.trees)
@@ -262,9 +273,19 @@ def main() -> int:
             if args.compare_set:
                 with _constant(args.compare_set):
                     constant.append(_value(_pipeline_score(ContentPredictor(model), pages, by_url)))
+            if args.page_threshold:
+                predictor = ContentPredictor(model, threshold=model.threshold)
+                one_threshold.append(_value(_pipeline_score(predictor, pages, by_url)))
         theirs = [_score(p, pages) for p in peers]
         metric = "token F1" if "F1" in ours else "snippet F1"
         row = "".join(f" {_cell(s)} |" for s in theirs)
+        if args.page_threshold:
+            row = f" {_seeds_cell(one_threshold)} |" + row
+            print(
+                f"  {held}: per seed {', '.join(f'{v:.4f}' for v in values)}; one threshold "
+                f"{', '.join(f'{v:.4f}' for v in one_threshold)}",
+                file=sys.stderr,
+            )
         if args.compare_set:
             row = f" {_seeds_cell(constant)} |" + row
         if args.compare_on:
@@ -272,7 +293,7 @@ def main() -> int:
         if args.compare_units:
             row = f" {_seeds_cell(stories_only)} | {_seeds_cell(plain)} |" + row
         print(f"| {held} ({len(pages)}) | {metric} | {_seeds_cell(values)} |{row}")
-        if not args.compare_on and not args.compare_set:
+        if not args.compare_on and not args.compare_set and not args.page_threshold:
             print(f"  {held}: per seed {', '.join(f'{v:.4f}' for v in values)}", file=sys.stderr)
         if args.compare_on:
             print(

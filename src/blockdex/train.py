@@ -39,17 +39,17 @@ from blockdex.evaluate.align import block_labels
 from blockdex.evaluate.datasets import EvalPage, load_dataset, split_of
 from blockdex.evaluate.metrics import word_tokens
 from blockdex.extract import Extractor
-from blockdex.features import (
-    CONTEXT_NAMES,
-    FEATURE_NAMES,
-    block_groups,
-    context_features,
-)
-from blockdex.items import ITEM_COLUMN_NAMES, ITEM_CONTEXT_NAMES, slot_means
+from blockdex.features import block_groups, context_features
+from blockdex.items import page_block_words, slot_means
 from blockdex.page import Page, PageFacts, PageType
-from blockdex.pagetype import PAGE_TYPE_COLUMN_NAMES, PageTypeModel, page_type_of
-from blockdex.predict.content import model_features
-from blockdex.units import UNIT_COLUMN_NAMES
+from blockdex.pagetype import PageTypeModel, page_type_of
+from blockdex.predict.content import context_column_names, model_features, stage1_column_names
+from blockdex.predict.page_threshold import (
+    CANDIDATES,
+    PAGE_THRESHOLD_COLUMN_NAMES,
+    candidate_rows,
+    page_columns,
+)
 
 SHIPPED_DATASETS = ("scrapinghub-aeb", "wcxb", "trafilatura-eval", "webmainbench-samples")
 """Datasets whose licences allow shipping a model trained on them (l3s-gn1 is research-only)."""
@@ -111,6 +111,14 @@ class TrainConfig:
     """Give stage 1 the page's unit columns too (:data:`blockdex.units.UNIT_COLUMN_NAMES`: in
     the primary article, in a rival story, the unit headline's title match, its share of the
     page). An experiment for leave-one-dataset-out (issue 29): the shipped model has none."""
+    page_threshold: bool = False
+    """Learn each page's own threshold from page-level columns
+    (:mod:`blockdex.predict.page_threshold`), on the out-of-fold probabilities of the threshold
+    vote's assignments (issue 41)."""
+    page_threshold_margin: float = 0.01
+    """The predicted F1 gain a page's own threshold must reach to replace the model's."""
+    page_threshold_trees: int = 200
+    """Boosting rounds of the page-threshold forest (depth 4, 15 leaves)."""
 
     def __post_init__(self) -> None:
         check_minimums(self, {"threshold_repeats": 1})
@@ -136,6 +144,9 @@ class PageData:
     """Blocks with a known label (snippet-only pages label only the blocks holding a snippet)."""
     slots: np.ndarray | None = None
     """Each block's item slot group (:func:`blockdex.items.item_columns`), with item columns."""
+    words: np.ndarray | None = None
+    """Each block's words as the predictor counts them (:func:`blockdex.items.page_block_words`),
+    which the page threshold's columns read."""
 
 
 def _snippet_labels(seg: Any, page: EvalPage) -> tuple[np.ndarray, np.ndarray] | None:
@@ -191,6 +202,7 @@ def page_data(
             gt_tokens=Counter(),
             labelled=labels[1],
             slots=slots,
+            words=page_block_words(seg),
         )
     return PageData(
         id=page.id,
@@ -201,6 +213,7 @@ def page_data(
         block_tokens=[word_tokens(b.text) for b in seg.blocks],
         gt_tokens=Counter(word_tokens(page.ground_truth)),
         slots=slots,
+        words=page_block_words(seg),
     )
 
 
@@ -386,6 +399,58 @@ def stage2_context(prob: np.ndarray, d: PageData) -> np.ndarray:
     return np.hstack([ctx, slot_means(prob, d.slots)])
 
 
+def page_threshold_rows(
+    runs: Sequence[Sequence[np.ndarray]], data: list[PageData], t0: float, dataset_balance: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The page-threshold forest's training rows: for each fully labelled page of each run (one
+    out-of-fold probability array per page), one row per candidate threshold
+    (:func:`blockdex.predict.page_threshold.candidate_rows`), its target the page's token F1 at
+    the candidate minus its F1 at ``t0``, its weight the page's dataset's
+    ``(mean pages per dataset / pages of this dataset) ** dataset_balance``."""
+    full = [i for i, d in enumerate(data) if d.labelled is None and d.words is not None]
+    per_dataset = Counter(data[i].dataset for i in full)
+    mean_pages = len(full) / max(len(per_dataset), 1)
+    X, y, w = [], [], []
+    for probs in runs:
+        for i in full:
+            d, p = data[i], probs[i]
+            X.append(candidate_rows(page_columns(p, d.words)))
+            base = page_f1(p >= t0, d)
+            y.append([page_f1(p >= t, d) - base for t in CANDIDATES])
+            w.append(
+                np.full(len(CANDIDATES), (mean_pages / per_dataset[d.dataset]) ** dataset_balance)
+            )
+    if not X:
+        raise BlockdexError("no fully labelled training page to learn the page threshold from")
+    return np.vstack(X), np.concatenate(y), np.concatenate(w)
+
+
+def fit_page_threshold(
+    runs: Sequence[Sequence[np.ndarray]], data: list[PageData], t0: float, cfg: TrainConfig
+) -> dict[str, Any]:
+    """The page-threshold part of a content model (:class:`blockdex.predict.page_threshold.
+    PageThreshold`), learned from ``runs``' out-of-fold probabilities of ``data``."""
+    import lightgbm as lgb
+
+    X, y, w = page_threshold_rows(runs, data, t0, cfg.dataset_balance)
+    params = {
+        **lgb_params(cfg, cfg.seed + 20),
+        "objective": "regression",
+        "num_leaves": 15,
+        "max_depth": 4,
+        "learning_rate": 0.05,
+        "min_child_samples": 100,
+        "feature_fraction": 0.9,
+    }
+    booster = lgb.train(params, lgb.Dataset(X, label=y, weight=w), cfg.page_threshold_trees)
+    return {
+        "columns": list(PAGE_THRESHOLD_COLUMN_NAMES),
+        "candidates": list(CANDIDATES),
+        "margin": cfg.page_threshold_margin,
+        "forest": export_booster(booster),
+    }
+
+
 def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
     """Train both stages on ``data`` (collected from ``cfg.datasets`` when not given)."""
     try:
@@ -424,15 +489,10 @@ def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
         for name, pages in sorted(_full_pages_by_dataset(data).items())
     }
     imp = stage2.feature_importance("gain")
-    stage1_names = list(FEATURE_NAMES)
-    if cfg.unit_columns:
-        stage1_names += UNIT_COLUMN_NAMES
-    context_names = list(CONTEXT_NAMES)
-    if cfg.item_columns:
-        stage1_names += ITEM_COLUMN_NAMES
-        context_names += ITEM_CONTEXT_NAMES
-    if cfg.page_type_columns:
-        stage1_names += PAGE_TYPE_COLUMN_NAMES
+    stage1_names = list(
+        stage1_column_names(cfg.unit_columns, cfg.item_columns, cfg.page_type_columns)
+    )
+    context_names = list(context_column_names(cfg.item_columns))
     if X.shape[1] != len(stage1_names):
         raise BlockdexError(
             f"the training pages have {X.shape[1]} feature columns where the configuration "
@@ -467,10 +527,16 @@ def train(cfg: TrainConfig, data: list[PageData] | None = None) -> TrainResult:
             k: v
             for k, v in asdict(cfg).items()
             if k != "datasets"
-            and not (k in ("unit_columns", "item_columns", "page_type_columns") and not v)
+            and not (
+                k in ("unit_columns", "item_columns", "page_type_columns", "page_threshold")
+                and not v
+            )
+            and not (k.startswith("page_threshold_") and not cfg.page_threshold)
         },
         "report": report,
     }
+    if cfg.page_threshold:
+        model["page_threshold"] = fit_page_threshold(stage2_runs, data, t2, cfg)
     return TrainResult(model=model, report=report)
 
 

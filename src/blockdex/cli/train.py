@@ -79,6 +79,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="give the model the page type's probabilities (the same on every block of a page; "
         "the pages the page-type model learned are typed by models that never saw their host)",
     )
+    p.add_argument(
+        "--page-threshold",
+        action=argparse.BooleanOptionalAction,
+        default=TrainConfig().page_threshold,
+        help="also learn each page's own decision threshold from page-level columns (how many "
+        "of its words reach each probability, its size), on the threshold vote's out-of-fold "
+        "probabilities (an experiment: through the whole pipeline it lowered wcxb dev, so the "
+        "shipped model has none)",
+    )
     p.add_argument("--out", required=True, help="where to write the model JSON")
 
 
@@ -102,6 +111,7 @@ def run_command(args: argparse.Namespace) -> int:
                 max_pages=args.limit,
                 item_columns=args.item_columns,
                 page_type_columns=args.page_type_columns,
+                page_threshold=args.page_threshold,
             )
     except ValueError as exc:
         raise BlockdexError(str(exc)) from None

@@ -36,13 +36,14 @@ from blockdex.features import (
 )
 from blockdex.forest import Forest
 from blockdex.ids import page_ids
-from blockdex.items import ITEM_COLUMN_NAMES, ITEM_CONTEXT_NAMES, slot_means
+from blockdex.items import ITEM_COLUMN_NAMES, ITEM_CONTEXT_NAMES, page_block_words, slot_means
 from blockdex.items import item_columns as item_column_values
 from blockdex.page import Block, Page, Selection
 from blockdex.pagetype import PAGE_TYPE_COLUMN_NAMES
 from blockdex.pagetype import page_type_columns as page_type_column_values
 from blockdex.predict import _content_c as compiled
 from blockdex.predict.kinds import page_kind_rules
+from blockdex.predict.page_threshold import PageThreshold
 from blockdex.units import UNIT_COLUMN_NAMES, content_counts, missed_story_found, titled_story
 from blockdex.units import unit_columns as unit_column_values
 
@@ -85,6 +86,8 @@ trade-off trafilatura users know as ``favor_precision`` / ``favor_recall``. Meas
 shared set in ``benchmarks/RESULTS.md`` ("Precision or recall")."""
 FALLBACK_THRESHOLD = 0.5
 """When no block reaches the model's threshold, blocks at or above this are kept instead."""
+MIN_PAGE_THRESHOLD, MAX_PAGE_THRESHOLD = 0.05, 0.95
+"""The range a page's own threshold, moved by ``favor``, is kept in."""
 CONFIDENT = (0.03, 0.97)
 """Stage-1 probabilities outside this range are final: stage 2 never reversed one of them on the
 dev pages (0 of ~134k blocks of scrapinghub, wcxb and l3s-gn1 changed decision), and skipping it
@@ -123,6 +126,23 @@ def model_features(
     return np.ascontiguousarray(np.hstack(parts), dtype=np.float32), groups
 
 
+def stage1_column_names(
+    unit_columns: bool = False, item_columns: bool = False, page_type_columns: bool = False
+) -> tuple[str, ...]:
+    """The names of :func:`model_features`' columns, in its order, for the same switches."""
+    return (
+        *FEATURE_NAMES,
+        *(UNIT_COLUMN_NAMES if unit_columns else ()),
+        *(ITEM_COLUMN_NAMES if item_columns else ()),
+        *(PAGE_TYPE_COLUMN_NAMES if page_type_columns else ()),
+    )
+
+
+def context_column_names(item_columns: bool = False) -> tuple[str, ...]:
+    """The names of stage 2's context columns (after stage 1's), in their order."""
+    return (*CONTEXT_NAMES, *(ITEM_CONTEXT_NAMES if item_columns else ()))
+
+
 class ContentModel:
     """The two-stage model loaded from its JSON description."""
 
@@ -137,19 +157,24 @@ class ContentModel:
         (``TrainConfig.item_columns``)."""
         self.page_type_columns = PAGE_TYPE_COLUMN_NAMES[0] in features
         """Whether stage 1 reads the page type's probabilities (``TrainConfig.page_type_columns``)."""
-        expected = (
-            *FEATURE_NAMES,
-            *(UNIT_COLUMN_NAMES if self.unit_columns else ()),
-            *(ITEM_COLUMN_NAMES if self.item_columns else ()),
-            *(PAGE_TYPE_COLUMN_NAMES if self.page_type_columns else ()),
-        )
-        context = (*CONTEXT_NAMES, *(ITEM_CONTEXT_NAMES if self.item_columns else ()))
+        expected = stage1_column_names(self.unit_columns, self.item_columns, self.page_type_columns)
+        context = context_column_names(self.item_columns)
         if features != expected or tuple(spec["context_features"]) != context:
             raise BlockdexError(
                 "the content model was trained with other features than this blockdex computes; "
                 "retrain it with 'blockdex train'"
             )
         self.threshold = float(spec["threshold"])
+        self.page_threshold: PageThreshold | None = None
+        """Each page's own threshold (:mod:`blockdex.predict.page_threshold`), when the model
+        learned one (``TrainConfig.page_threshold``)."""
+        if "page_threshold" in spec:
+            try:
+                self.page_threshold = PageThreshold(spec["page_threshold"])
+            except (KeyError, TypeError, ValueError) as exc:
+                raise BlockdexError(
+                    f"the content model's page threshold is unreadable: {exc}"
+                ) from None
         self.stage1 = Forest(spec["stage1"])
         self.stage2 = Forest(spec["stage2"])
         self.trained_on = tuple(spec.get("trained_on", ()))
@@ -246,6 +271,8 @@ class ContentPredictor:
         ``favor="precision"`` keeps only blocks the model is surer of (fewer boilerplate lines,
         some content lost), ``favor="recall"`` keeps more (less content lost, more boilerplate):
         the model's threshold moves by :data:`FAVOR_SHIFTS`. An explicit ``threshold`` wins.
+        A model that learned each page's own threshold (``ContentModel.page_threshold``) cuts
+        each page at that, moved the same way, unless ``threshold`` is given.
 
         ``never_empty=False`` returns nothing when no block looks like main content, as
         benchmarks that mark some pages "no main content" expect (by default a page with
@@ -262,6 +289,8 @@ class ContentPredictor:
         if favor not in FAVOR_SHIFTS:
             raise BlockdexError(f"favor must be one of {', '.join(FAVOR_SHIFTS)}, not {favor!r}")
         self.favor = favor
+        self.per_page = threshold is None and self.model.page_threshold is not None
+        """Whether each page is cut at its own threshold (:meth:`page_threshold`)."""
         if threshold is None:
             threshold = self.model.threshold + FAVOR_SHIFTS[favor]
         self.threshold = float(threshold)
@@ -280,9 +309,10 @@ class ContentPredictor:
         if not page.blocks:
             return Selection()
         probs = self.model.probabilities(page, self.confident)
-        keep, warnings = self._decide(page, probs)
+        threshold = self.page_threshold(page, probs)
+        keep, warnings = self._decide(page, probs, threshold)
         if self.stories and _any(keep):
-            keep, probs, warnings = self._titled_story(page, keep, probs, warnings)
+            keep, probs, warnings = self._titled_story(page, keep, probs, warnings, threshold)
         if not self.comments and _any(keep):
             keep, note = _without_comments(page, keep)
             warnings += note
@@ -299,15 +329,30 @@ class ContentPredictor:
         elif not _any(keep):
             warnings += (
                 f"no block looked like main content (best probability {probs.max():.2f} < "
-                f"{self.threshold:.2f}); use --predictor all to get the whole page",
+                f"{threshold:.2f}); use --predictor all to get the whole page",
             )
         ids = [b.index for b in page.blocks]
         indices = list(compress(ids, keep.tolist()))
         scores = dict(zip(ids, probs.tolist(), strict=True))  # the same floats as float(p)
         return Selection.from_indices(indices, scores=scores, warnings=warnings, fallback=fallback)
 
+    def page_threshold(self, page: Page, probs: np.ndarray) -> float:
+        """The threshold ``page``'s blocks are cut at: the predictor's, or with a model that
+        learned each page's own (and no explicit ``threshold``), the page's, moved by ``favor``
+        and kept within [:data:`MIN_PAGE_THRESHOLD`, :data:`MAX_PAGE_THRESHOLD`]."""
+        if not self.per_page:
+            return self.threshold
+        own = self.model.page_threshold.of(probs, page_block_words(page), self.model.threshold)
+        shifted = own + FAVOR_SHIFTS[self.favor]
+        return min(max(shifted, MIN_PAGE_THRESHOLD), MAX_PAGE_THRESHOLD)
+
     def _titled_story(
-        self, page: Page, keep: np.ndarray, probs: np.ndarray, warnings: tuple[str, ...]
+        self,
+        page: Page,
+        keep: np.ndarray,
+        probs: np.ndarray,
+        warnings: tuple[str, ...],
+        threshold: float,
     ) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
         """When the kept blocks hold other stories besides the page's titled one
         (:func:`blockdex.units.titled_story`), the model decides again on the titled story's
@@ -315,7 +360,7 @@ class ContentPredictor:
         in what the model keeps at its own threshold whatever ``favor`` asks: a lower threshold
         keeps boilerplate between the parts of one story that then reads as another."""
         story_keep = keep
-        if self.threshold != self.model.threshold:
+        if threshold != self.model.threshold:
             own = _without_ad_labels(page, probs >= self.model.threshold)
             story_keep = own if _any(own) else keep
         region = titled_story(page, story_keep.nonzero()[0].tolist())
@@ -323,10 +368,10 @@ class ContentPredictor:
             return keep, probs, warnings
         sub = page.slice(region.first, region.last + 1)
         sub_probs = self.model.probabilities(sub, self.confident)
-        sub_keep, sub_warnings = self._decide(sub, sub_probs)
+        sub_keep, sub_warnings = self._decide(sub, sub_probs, threshold)
         # whether the region holds the titled story is decided at the model's own threshold
         own_keep = sub_keep
-        if self.threshold != self.model.threshold:
+        if threshold != self.model.threshold:
             own_keep = self._decide(sub, sub_probs, self.model.threshold)[0]
         if not _any(own_keep) or not _any(sub_keep):
             return keep, probs, warnings
