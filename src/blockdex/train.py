@@ -114,7 +114,8 @@ class TrainConfig:
     page_threshold: bool = False
     """Learn each page's own threshold from page-level columns
     (:mod:`blockdex.predict.page_threshold`), on the out-of-fold probabilities of the threshold
-    vote's assignments (issue 41)."""
+    vote's assignments (issue 41). An experiment: through the whole pipeline it lowered wcxb dev
+    (0.875 → 0.871, ``benchmarks/NOTES.md``), so the shipped model has none."""
     page_threshold_margin: float = 0.01
     """The predicted F1 gain a page's own threshold must reach to replace the model's."""
     page_threshold_trees: int = 200
