@@ -272,16 +272,23 @@ def with_page_type(page: Page, kind: PageType) -> Page:
     return dataclasses.replace(page, facts=facts)
 
 
+def dataset_factors(names: Sequence[str], balance: float) -> dict[str, float]:
+    """Each dataset's weight factor for pages whose datasets are ``names`` (one per page):
+    ``(mean pages per dataset / pages of this dataset) ** balance``, so small sets count."""
+    per_dataset = Counter(names)
+    mean_pages = len(names) / max(len(per_dataset), 1)
+    return {name: (mean_pages / n) ** balance for name, n in per_dataset.items()}
+
+
 def _weights(data: list[PageData], cfg: TrainConfig) -> np.ndarray:
-    per_dataset = Counter(d.dataset for d in data)
-    mean_pages = len(data) / max(len(per_dataset), 1)
+    factor = dataset_factors([d.dataset for d in data], cfg.dataset_balance)
     ws = []
     for d in data:
         w = np.array([min(len(t), cfg.word_weight_cap) + 1.0 for t in d.block_tokens])
         w = np.sqrt(w)
         if cfg.page_balance:
             w = w * (len(w) / w.sum()) * (200.0 / max(len(w), 200)) ** 0.5
-        w = w * (mean_pages / per_dataset[d.dataset]) ** cfg.dataset_balance
+        w = w * factor[d.dataset]
         if d.labelled is not None:
             w = np.where(d.labelled, w, 0.0)
         ws.append(w)
@@ -406,11 +413,10 @@ def page_threshold_rows(
     """The page-threshold forest's training rows: for each fully labelled page of each run (one
     out-of-fold probability array per page), one row per candidate threshold
     (:func:`blockdex.predict.page_threshold.candidate_rows`), its target the page's token F1 at
-    the candidate minus its F1 at ``t0``, its weight the page's dataset's
-    ``(mean pages per dataset / pages of this dataset) ** dataset_balance``."""
+    the candidate minus its F1 at ``t0``, its weight the page's dataset's factor
+    (:func:`dataset_factors` over these pages)."""
     full = [i for i, d in enumerate(data) if d.labelled is None and d.words is not None]
-    per_dataset = Counter(data[i].dataset for i in full)
-    mean_pages = len(full) / max(len(per_dataset), 1)
+    factor = dataset_factors([data[i].dataset for i in full], dataset_balance)
     X, y, w = [], [], []
     for probs in runs:
         for i in full:
@@ -418,9 +424,7 @@ def page_threshold_rows(
             X.append(candidate_rows(page_columns(p, d.words)))
             base = page_f1(p >= t0, d)
             y.append([page_f1(p >= t, d) - base for t in CANDIDATES])
-            w.append(
-                np.full(len(CANDIDATES), (mean_pages / per_dataset[d.dataset]) ** dataset_balance)
-            )
+            w.append(np.full(len(CANDIDATES), factor[d.dataset]))
     if not X:
         raise BlockdexError("no fully labelled training page to learn the page threshold from")
     return np.vstack(X), np.concatenate(y), np.concatenate(w)
