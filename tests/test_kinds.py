@@ -185,12 +185,75 @@ def test_a_shop_grids_pictures_are_dropped_but_not_its_reviews(kind, monkeypatch
     assert (page_kind_rules(reviews, kept, np.full(len(reviews.blocks), 0.9)) == kept).all()
 
 
-def test_reviews_alone_are_not_dropped(monkeypatch) -> None:
+def test_reviews_alone_give_way_to_the_product(monkeypatch) -> None:
+    # the model, which learned from articles, kept the buyers' prose and none of the product's
     _as("product", monkeypatch)
     page = blockdex.segment(REVIEWS, url="https://shop.example/p/pocket-trail-stove")
     keep = np.array(["review" in b.attrs for b in page.blocks])
     assert keep.any()
+    probs = np.array([0.9 if k else 0.02 for k in keep])
+    for b in page.blocks:
+        if b.tag in ("h1", "p") and not keep[b.index]:
+            probs[b.index] = 0.3 if b.tag == "p" else 0.16
+    kept = _texts(page, page_kind_rules(page, keep, probs))
+    assert kept[0] == "Pocket trail stove" and any(t.startswith("Weighs 45 grams") for t in kept)
+    assert not any("windy ridge" in t or "Home" in t or "Trail Shop" in t for t in kept)
+    # at REVIEWS_ONLY_SHARE of the best block outside the reviews: the headline at 0.14 is not
+    probs[[b.index for b in page.blocks if b.tag == "h1"]] = 0.14
+    assert "Pocket trail stove" not in _texts(page, page_kind_rules(page, keep, probs))
+    _as("article", monkeypatch)  # on an article the comments option decides
+    assert (page_kind_rules(page, keep, probs) == keep).all()
+
+
+def test_reviews_alone_stay_when_the_page_has_nothing_else(monkeypatch) -> None:
+    _as("product", monkeypatch)
+    html = '<html><body><div class="reviews"><p>Great stove, light and quick.</p>'
+    html += "<p>Bends if you overtighten it.</p></div></body></html>"
+    page = blockdex.segment(html, url="https://shop.example/p/stove/reviews")
+    keep = np.ones(len(page.blocks), dtype=bool)
+    assert all("review" in b.attrs for b in page.blocks)
     assert (page_kind_rules(page, keep, np.full(len(page.blocks), 0.9)) == keep).all()
+
+
+RAIL = REVIEWS.replace(
+    '<section class="customer-reviews">',
+    '<section class="also-viewed"><h2>Customers also viewed</h2><ul class="cards">'
+    + "".join(
+        f'<li class="card"><a href="/p/{n}"><div class="name">{name}</div>'
+        f'<div class="price">{price}</div></a></li>'
+        for n, (name, price) in enumerate(
+            [("Windproof gas stove with piezo", "$54.00"), ("Compact alcohol burner", "€21.50"),
+             ("Two-burner base camp stove", "£99.00"), ("Titanium pot, 750 ml", "$32.00")]
+        )
+    )
+    + "</ul></section>"
+    + '<ul class="specs">'
+    + "".join(
+        f'<li class="spec"><div class="k">{k}</div><div class="v">{v}</div></li>'
+        for k, v in [("Weight", "45 g"), ("Fuel", "gas canister"), ("Output", "2.6 kW")]
+    )
+    + '</ul><section class="customer-reviews">',
+)  # fmt: skip
+
+
+def test_a_rail_of_other_products_is_dropped(monkeypatch) -> None:
+    page = blockdex.segment(RAIL, url="https://shop.example/p/pocket-trail-stove")
+    rail = np.array(["card" in b.attrs for b in page.blocks])
+    specs = np.array(["spec" in b.attrs for b in page.blocks])
+    assert rail.sum() >= 4 and specs.sum() >= 3
+    keep = np.array([b.tag != "li" or "review" not in b.attrs for b in page.blocks])
+    keep &= np.array(["review" not in b.attrs for b in page.blocks])
+    probs = np.full(len(page.blocks), 0.9)
+    _as("product", monkeypatch)
+    ruled = page_kind_rules(page, keep, probs)
+    assert not ruled[rail].any()  # the priced cards go
+    assert (ruled[specs] == keep[specs]).all() and ruled[specs].any()  # the specifications stay
+    assert (ruled[~rail] == keep[~rail]).all()
+    only_rail = rail.copy()  # unless nothing would be left
+    assert (page_kind_rules(page, only_rail, probs) == only_rail).all()
+    for kind in ("article", "collection", "listing"):  # on a shop's grid the cards are the page
+        _as(kind, monkeypatch)
+        assert (page_kind_rules(page, keep, probs)[rail] == keep[rail]).all()
 
 
 def test_the_rules_are_on_by_default_and_can_be_left_out() -> None:

@@ -262,11 +262,15 @@ def cut_lists(page: Page) -> list[tuple[ItemList, list[tuple[int, int]]]]:
     first = blocks[0].index
     lists: list[tuple[ItemList, list[tuple[int, int]]]] = []
     for lst in page.item_lists:
-        cut = [
-            (max(s - first, 0), min(e - first, n - 1))
-            for s, e in lst.items
-            if e - first >= 0 and s - first < n
-        ]
+        items = lst.items  # in document order, apart from each other
+        if first == 0 and items and items[-1][1] < n:
+            cut = list(items)  # wholly on the page: as they are
+        else:
+            cut = [
+                (max(s - first, 0), min(e - first, n - 1))
+                for s, e in items
+                if e - first >= 0 and s - first < n
+            ]
         if cut:
             lists.append((lst, cut))
     return lists

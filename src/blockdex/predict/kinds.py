@@ -17,7 +17,14 @@ The rules below read the model's decision at the level of the page, each only wh
   "Read more" link: the template's words, not the records') and the cards' images (their alt
   text repeats the card's title, once per colour or view).
 - **Reviews are not the product.** On a product page, the kept blocks inside elements whose
-  class or id names reviews, ratings or testimonials are dropped (unless nothing would be left).
+  class or id names reviews, ratings or testimonials are dropped. When they are all the model
+  kept, the product is read from the rest of the page: the blocks outside reviews that score at
+  least :data:`REVIEWS_ONLY_SHARE` of the best of them (the model, which learned mostly from
+  articles, scores a shop's buyer reviews as prose above the product's own short lines).
+- **Other products are not the product.** On a product page, the kept blocks inside an item list
+  of at least :data:`RAIL_MIN_ITEMS` items, :data:`RAIL_PRICED_SHARE` of them or more with a
+  price (a currency sign), are dropped: a rail of similar items, sponsored offers or the seller's
+  other listings (unless nothing would be left).
 - **A shop's pictures are not its text.** On a product, collection or listing page read without
   its images (:attr:`blockdex.page.Page.images` off), the kept images are dropped: what is left of
   them is their alt text, the product's name once per view or colour, each card's title again
@@ -52,13 +59,16 @@ page the same list read as a collection's grid would add it (``benchmarks/NOTES.
 
 from __future__ import annotations
 
+import math
 import re
+from bisect import bisect_left, bisect_right
 
 import numpy as np
 
 from blockdex.features import WORD_RE
 from blockdex.items import cut_lists, fold_digits, item_slot_groups, page_block_words, slot_means
 from blockdex.page import Block, Page
+from blockdex.pagetype import PRICE_RE as _PRICE_RE
 
 MIN_ITEMS = 4
 """Fewer items than this are not a page's list (a pair of teasers, three related links)."""
@@ -100,6 +110,16 @@ QUOTE_MAX_CHECKS = 100
 """At most this many kept quotes a page are looked for in the text before them (each look reads
 that text: a page of thousands of quotes must not cost their number times its length). The most
 any shared page keeps is 164 (a trafilatura-eval tutorial, not a forum)."""
+REVIEWS_ONLY_SHARE = 0.5
+"""When a product page's kept blocks are all reviews, the blocks outside reviews scoring at least
+this share of the best of them are kept instead (the share :func:`blockdex.predict.content.never_empty`
+keeps of a page's best blocks)."""
+RAIL_MIN_ITEMS = 3
+"""A list of other products has at least this many items (:attr:`blockdex.items.ItemConfig.min_items`:
+a shop's rails are often three cards in a row)."""
+RAIL_PRICED_SHARE = 0.5
+"""The share of a list's items with a currency sign from which the list is a rail of other
+products on a product page."""
 REVIEW_WORDS = ("review", "rating", "testimonial")
 """Class or id tokens (``Block.attrs``, the element's and its nearest ancestors') of a review,
 inside a token too (``product-reviews``, ``star-rating``)."""
@@ -117,7 +137,7 @@ def page_kind_rules(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarr
     if not (page.url or page.meta.get("canonical")):
         return keep
     keep = _page_list(page, keep, probs)
-    keep = _shop_page(page, keep)
+    keep = _shop_page(page, keep, probs)
     keep = _service_page(page, keep, probs)
     keep = _template_mates(page, keep, probs)
     return _quoted_once(page, keep)
@@ -161,18 +181,75 @@ def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     return keep | add
 
 
-def _shop_page(page: Page, keep: np.ndarray) -> np.ndarray:
-    """A product page's reviews and a shop page's pictures dropped (see the module's rules)."""
+def _priced_rails(page: Page, kept: list[int]) -> list[int]:
+    """The kept blocks (``kept``, sorted positions) inside lists of other products: item lists
+    of at least :data:`RAIL_MIN_ITEMS` items, :data:`RAIL_PRICED_SHARE` of them with a currency
+    sign."""
+    blocks = page.blocks
+    out: list[int] = []
+    for _lst, items in cut_lists(page):
+        if len(items) < RAIL_MIN_ITEMS:
+            continue
+        # the kept blocks between the list's first and last block (most lists hold none)
+        inside = kept[bisect_left(kept, items[0][0]) : bisect_right(kept, items[-1][1])]
+        if not inside:
+            continue
+        # items without a price, counted until there are too many for a rail
+        allowed = len(items) - math.ceil(RAIL_PRICED_SHARE * len(items))
+        unpriced = 0
+        for first, last in items:
+            for b in blocks[first : last + 1]:
+                if _PRICE_RE.search(b.text) is not None:
+                    break
+            else:
+                unpriced += 1
+                if unpriced > allowed:
+                    break
+        if unpriced > allowed:
+            continue
+        spans = iter(items)  # in document order
+        first, last = next(spans)
+        for i in inside:
+            while i > last:
+                first, last = next(spans, (len(blocks), len(blocks)))
+            if first <= i <= last:
+                out.append(i)
+    return out
+
+
+def _product_without_reviews(page: Page, probs: np.ndarray) -> np.ndarray:
+    """The blocks with readable text outside reviews that score at least
+    :data:`REVIEWS_ONLY_SHARE` of the best of them."""
+    others = np.fromiter(
+        (not _is_review(b.attrs) and any(ch.isalnum() for ch in b.text) for b in page.blocks),
+        bool,
+        len(page.blocks),
+    )
+    if not others.any():
+        return others
+    return others & (probs >= REVIEWS_ONLY_SHARE * float(probs[others].max()))
+
+
+def _shop_page(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """A product page's reviews and rails of other products, and a shop page's pictures,
+    dropped (see the module's rules)."""
     kept = np.flatnonzero(keep).tolist()
     blocks = page.blocks
     images = [] if page.images else [i for i in kept if blocks[i].tag == "img"]
     reviews = [i for i in kept if _is_review(blocks[i].attrs)]
-    if not images and not reviews:
+    known = page.facts.known_page_type()
+    rails = _priced_rails(page, kept) if known is None or known.label == "product" else []
+    if not images and not reviews and not rails:
         return keep
     label = page.page_type.label
     drop = set(images) if label in PICTURE_KINDS else set()
     if label == "product":
+        if len(reviews) == len(kept):
+            instead = _product_without_reviews(page, probs)
+            if instead.any():
+                return instead
         drop.update(reviews)
+        drop.update(rails)
     if not drop or len(drop) == len(kept):
         return keep
     out = keep.copy()
