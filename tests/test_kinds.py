@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import blockdex
+import blockdex.predict.kinds as kinds
 from blockdex.page import Page
 from blockdex.pagetype import PageType
 from blockdex.predict.content import ContentPredictor
@@ -290,6 +291,7 @@ SERVICE = """<html><head><title>Window cleaning</title></head><body>
 def test_a_service_pages_sections_between_the_kept_ones_are_kept(monkeypatch) -> None:
     from blockdex.predict.kinds import SERVICE_MIN_PROB
 
+    monkeypatch.setattr(kinds, "COLUMN_KINDS", frozenset())  # the main column's rule apart
     page = blockdex.segment(SERVICE, url="https://clean.example/services/windows")
     texts = [b.text for b in page.blocks]
     first = texts.index("Streak-free glass on every floor, cleaned before your staff arrive.")
@@ -315,6 +317,65 @@ def test_a_service_pages_sections_between_the_kept_ones_are_kept(monkeypatch) ->
     for kind in ("article", "product", "documentation"):
         _as(kind, monkeypatch)
         assert (page_kind_rules(page, keep, probs) == keep).all()
+
+
+COLUMN = """<html><head><title>Harbour surveys</title></head><body>
+<nav><a href="/">Home</a> <a href="/about">About</a> <a href="/contact">Contact</a></nav>
+<div class="page"><main class="content">
+<section class="hero"><h1>Harbour surveys</h1>
+<p>Depth surveys of harbours, marinas and channels, delivered as charts within a week.</p>
+<a class="button" href="/quote">Get a quote</a></section>
+<section class="how"><h2>How we survey</h2>
+<p>A multibeam sonar boat maps the bottom to ten centimetres, tied to the local chart datum.</p>
+<p>Every survey is checked by a hydrographer before the charts leave the office.</p></section>
+<section class="team"><h2>Our surveyors</h2>
+<div class="person"><h3>Ailsa Grant</h3><p>Chief hydrographer</p></div>
+<div class="person"><h3>Rory Bell</h3><p>Sonar operator</p></div></section>
+<section class="faq"><h2>Questions</h2>
+<p>How soon can you start? Most surveys start within two weeks of the order.</p></section>
+</main>
+<aside class="sidebar"><h2>Latest news</h2><p>We opened an office in Bergen this spring, our third in the North Sea.</p></aside>
+</div>
+<footer><p>Call us on 0123 456 789.</p></footer></body></html>"""
+
+
+def test_a_service_pages_main_column_is_kept(monkeypatch) -> None:
+    page = blockdex.segment(COLUMN, url="https://survey.example/services/harbours")
+    texts = [b.text for b in page.blocks]
+    keep = np.array([t.startswith(("Depth surveys", "A multibeam", "Every survey")) for t in texts])
+    assert keep.sum() == 3
+    probs = np.where(keep, 0.9, kinds.COLUMN_MIN_PROB)  # every other block just at the line
+    _as("service", monkeypatch)
+    kept = _texts(page, page_kind_rules(page, keep, probs))
+    for text in (
+        "Harbour surveys",
+        "Our surveyors",
+        "Ailsa Grant",
+        "Chief hydrographer",
+        "How soon can you start? Most surveys start within two weeks of the order.",
+    ):
+        assert text in kept  # fmt: skip
+    assert "Get a quote" not in kept  # a button
+    assert not any("Bergen" in t or "0123" in t or "Home" in t for t in kept)  # outside main
+    below = np.where(keep, 0.9, kinds.COLUMN_MIN_PROB - 0.01)
+    assert (page_kind_rules(page, keep, below) == keep).all()
+    for kind in ("article", "product", "forum", "collection", "listing"):
+        _as(kind, monkeypatch)
+        assert (page_kind_rules(page, keep, probs) == keep).all()
+    _as("documentation", monkeypatch)
+    assert "Ailsa Grant" in _texts(page, page_kind_rules(page, keep, probs))
+
+
+def test_a_column_that_is_the_whole_page_adds_nothing(monkeypatch) -> None:
+    # the kept words' element holds nearly all the page's words: it is the page, not a column
+    page = blockdex.segment(COLUMN, url="https://survey.example/services/harbours")
+    texts = [b.text for b in page.blocks]
+    keep = np.array([t.startswith(("Depth surveys", "We opened an office")) for t in texts])
+    probs = np.where(keep, 0.9, 0.5)
+    _as("service", monkeypatch)
+    monkeypatch.setattr(kinds, "SERVICE_MIN_PROB", 1.0)  # the sections' rule apart
+    monkeypatch.setattr(kinds, "TEMPLATE_KINDS", frozenset())  # and the template's
+    assert (page_kind_rules(page, keep, probs) == keep).all()
 
 
 def test_a_slice_of_a_page_gets_a_type_and_the_rules_without_reading_past_it(monkeypatch) -> None:

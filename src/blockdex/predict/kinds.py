@@ -34,6 +34,13 @@ The rules below read the model's decision at the level of the page, each only wh
   :data:`SERVICE_MIN_PROB` are kept too (images aside; when they hold at least
   :data:`SERVICE_MIN_ADDED` of the kept words): the model, which learned mostly from articles,
   scores such a page's short sections at 0.3–0.6 one by one and keeps some of them.
+- **A service or documentation page is its main column.** On such a page, the element that holds
+  :data:`COLUMN_KEPT_SHARE` of the kept words (the deepest one) is the page's main column. Its
+  blocks, images and buttons aside (a line of :data:`BUTTON_MAX_WORDS` words or fewer that is a
+  link, or has no letter or digit), are kept from :data:`COLUMN_MIN_PROB` on, unless they hold
+  more than :data:`COLUMN_MAX_PAGE_SHARE` of the page's words (then the column is the page):
+  the sections around the kept ones, a team's names, a FAQ, a manual's short notes, which the
+  model, which learned mostly from articles, scores low one by one.
 - **A post is written like the posts kept.** On a forum thread, a documentation page or a
   service page, a block the model dropped is kept when a kept block was made from the same
   template (the same tag and the same class/id names of its enclosing elements, numbers aside:
@@ -95,6 +102,21 @@ SERVICE_MIN_ADDED = 0.05
 """The service rule asks for the page type only when the blocks it would add hold this share of
 the kept words: smaller additions change little (wcxb left out, three seeds: −0.0000 to
 −0.0002), and the type costs ~8% of a page's pipeline (``benchmarks/NOTES.md``)."""
+COLUMN_KINDS = frozenset({"service", "documentation"})
+"""Pages whose main column is kept (see the module's rules)."""
+COLUMN_KEPT_SHARE = 0.9
+"""The share of the kept words the main column holds: a stray kept line elsewhere (a footer's
+address) does not make the whole page the column."""
+COLUMN_MAX_PAGE_SHARE = 0.8
+"""A column holding more than this share of the page's words is the page itself, not a column."""
+COLUMN_MIN_PROB = 0.1
+"""The probability from which a block of the main column is kept."""
+COLUMN_MIN_ADDED = 0.05
+"""The main-column rule asks for the page type only when the blocks it would add hold this
+share of the kept words."""
+BUTTON_MAX_WORDS = 3
+"""A line of this many words or fewer that is all link, or has no letter or digit, is a button
+("Learn more", "+", "Contact us"), not a section's text."""
 TEMPLATE_KINDS = frozenset({"forum", "documentation", "service"})
 """Pages whose dropped blocks made from a kept block's template are kept (see the module's
 rules)."""
@@ -139,6 +161,7 @@ def page_kind_rules(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarr
     keep = _page_list(page, keep, probs)
     keep = _shop_page(page, keep, probs)
     keep = _service_page(page, keep, probs)
+    keep = _main_column(page, keep, probs)
     keep = _template_mates(page, keep, probs)
     return _quoted_once(page, keep)
 
@@ -280,6 +303,62 @@ def _service_page(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray
     if not add.any():
         return keep
     if not _adds_enough(page, keep, add, SERVICE_MIN_ADDED) or page.page_type.label != "service":
+        return keep
+    return keep | add
+
+
+def _column(page: Page, kept: list[int], words: np.ndarray) -> int | None:
+    """Id of the deepest element holding :data:`COLUMN_KEPT_SHARE` of the kept blocks' words
+    (None when the kept blocks have no words)."""
+    blocks = page.blocks
+    total = float(words[kept].sum())
+    if total <= 0:
+        return None
+    held: dict[int, float] = {}
+    depth: dict[int, int] = {}
+    for i in kept:
+        w = float(words[i])
+        for d, element in enumerate(blocks[i].scope):
+            held[element] = held.get(element, 0.0) + w
+            depth[element] = d
+    need = COLUMN_KEPT_SHARE * total
+    best = None
+    for element, w in held.items():
+        if w >= need and (best is None or depth[element] > depth[best]):
+            best = element
+    return best
+
+
+def _is_button(block: Block, words: float) -> bool:
+    """A short line that is all link or has no letter or digit (see :data:`BUTTON_MAX_WORDS`)."""
+    return words <= BUTTON_MAX_WORDS and (
+        block.link_chars >= 0.9 * len(block.text) or not any(ch.isalnum() for ch in block.text)
+    )
+
+
+def _main_column(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """The blocks of a service or documentation page's main column (see the module's rules)."""
+    known = page.facts.known_page_type()
+    if known is not None and known.label not in COLUMN_KINDS:
+        return keep
+    kept = np.flatnonzero(keep).tolist()
+    if len(kept) < 2:
+        return keep
+    words = page_block_words(page)
+    column = _column(page, kept, words)
+    if column is None:
+        return keep
+    blocks = page.blocks
+    inside = np.fromiter((column in b.scope for b in blocks), bool, len(blocks))
+    for i in np.flatnonzero(inside).tolist():
+        if blocks[i].tag == "img" or _is_button(blocks[i], float(words[i])):
+            inside[i] = False
+    if float(words[inside].sum()) > COLUMN_MAX_PAGE_SHARE * float(words.sum()):
+        return keep
+    add = inside & ~keep & (probs >= COLUMN_MIN_PROB)
+    if not add.any() or not _adds_enough(page, keep, add, COLUMN_MIN_ADDED):
+        return keep
+    if page.page_type.label not in COLUMN_KINDS:
         return keep
     return keep | add
 
