@@ -309,24 +309,27 @@ def _service_page(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray
 
 def _column(page: Page, kept: list[int], words: np.ndarray) -> int | None:
     """Id of the deepest element holding :data:`COLUMN_KEPT_SHARE` of the kept blocks' words
-    (None when the kept blocks have no words)."""
+    (None when no element does).
+
+    Such an element holds the kept block with the most words when that block has more than the
+    share left over, so the elements around it are asked, the nearest first (a page's kept
+    blocks share most of their elements, and the first element asked usually answers)."""
     blocks = page.blocks
-    total = float(words[kept].sum())
+    weights = words[kept].tolist()
+    total = sum(weights)
     if total <= 0:
         return None
-    held: dict[int, float] = {}
-    depth: dict[int, int] = {}
-    for i in kept:
-        w = float(words[i])
-        for d, element in enumerate(blocks[i].scope):
-            held[element] = held.get(element, 0.0) + w
-            depth[element] = d
     need = COLUMN_KEPT_SHARE * total
-    best = None
-    for element, w in held.items():
-        if w >= need and (best is None or depth[element] > depth[best]):
-            best = element
-    return best
+    scopes = [blocks[i].scope for i in kept]
+    heaviest = max(range(len(kept)), key=weights.__getitem__)
+    for element in reversed(scopes[heaviest]):
+        held = 0.0
+        for scope, w in zip(scopes, weights, strict=True):
+            if element in scope:
+                held += w
+        if held >= need:
+            return element
+    return None
 
 
 def _is_button(block: Block, words: float) -> bool:
@@ -345,6 +348,9 @@ def _main_column(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     if len(kept) < 2:
         return keep
     words = page_block_words(page)
+    # what the rule could add at most, before the column is looked for
+    if not _adds_enough(page, keep, ~keep & (probs >= COLUMN_MIN_PROB), COLUMN_MIN_ADDED):
+        return keep
     column = _column(page, kept, words)
     if column is None:
         return keep
