@@ -280,11 +280,18 @@ def _shop_page(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     return out
 
 
-def _adds_enough(page: Page, keep: np.ndarray, add: np.ndarray | list[int], share: float) -> bool:
+def _adds_enough(
+    page: Page,
+    keep: np.ndarray,
+    add: np.ndarray | list[int],
+    share: float,
+    words: np.ndarray | None = None,
+) -> bool:
     """Whether the blocks ``add`` (a mask or positions) hold ``share`` of the kept words: the
     gate before a rule asks for the page type (a few milliseconds) for an addition that would
-    change little."""
-    words = page_block_words(page)
+    change little. ``words``: the page's :func:`page_block_words`, when the caller has them."""
+    if words is None:
+        words = page_block_words(page)
     return float(words[add].sum()) >= share * max(1.0, float(words[keep].sum()))
 
 
@@ -349,7 +356,8 @@ def _main_column(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
         return keep
     words = page_block_words(page)
     # what the rule could add at most, before the column is looked for
-    if not _adds_enough(page, keep, ~keep & (probs >= COLUMN_MIN_PROB), COLUMN_MIN_ADDED):
+    bound = ~keep & (probs >= COLUMN_MIN_PROB)
+    if not _adds_enough(page, keep, bound, COLUMN_MIN_ADDED, words):
         return keep
     column = _column(page, kept, words)
     if column is None:
@@ -362,7 +370,7 @@ def _main_column(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     if float(words[inside].sum()) > COLUMN_MAX_PAGE_SHARE * float(words.sum()):
         return keep
     add = inside & ~keep & (probs >= COLUMN_MIN_PROB)
-    if not add.any() or not _adds_enough(page, keep, add, COLUMN_MIN_ADDED):
+    if not add.any() or not _adds_enough(page, keep, add, COLUMN_MIN_ADDED, words):
         return keep
     if page.page_type.label not in COLUMN_KINDS:
         return keep
