@@ -10,11 +10,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import blockdex
 import blockdex.predict.kinds as kinds
-from blockdex.page import Page
-from blockdex.pagetype import PageType
+from blockdex.ids import block_ids
+from blockdex.page import Block, Page
+from blockdex.pagetype import PRICE_RE, PRICE_SIGNS, PageType
+from blockdex.predict import _kinds_c
 from blockdex.predict.content import ContentPredictor
 from blockdex.predict.kinds import (
     MAX_OUTSIDE_SHARE,
@@ -448,3 +452,82 @@ def test_a_threads_quote_of_an_earlier_post_is_written_once(monkeypatch) -> None
     assert (page_kind_rules(page, later, np.where(later, 0.9, 0.02)) == later).all()
     _as("article", monkeypatch)  # a pull quote in an article is the article's to keep
     assert (page_kind_rules(page, keep, probs) == keep).all()
+
+
+# -- the compiled readers of the rules, against what they state (``predict/_kinds_c.pyx``) --------
+
+_ATTR_WORDS = ["review", "rating", "testimonial", "quote", "Quote", "QUOTE", "main", "revie"]
+_attrs = st.lists(st.sampled_from(_ATTR_WORDS), max_size=3).map(" ".join)
+_blocks = st.lists(
+    st.tuples(
+        st.sampled_from(["p", "img", "blockquote", "li", "h2"]),
+        _attrs,
+        st.sampled_from(["body>div>p", "body>blockquote>p", "div>blockquoted>p", "main>ul>li"]),
+        st.text(alphabet="ab $€£¥₹₩₽x", max_size=8),
+        st.lists(st.integers(1, 6), max_size=4, unique=True).map(tuple),
+    ),
+    min_size=1,
+    max_size=12,
+).map(
+    lambda rows: tuple(
+        Block(index=k, tag=t, html="", text=x, path=p, attrs=a, scope=s)
+        for k, (t, a, p, x, s) in enumerate(rows)
+    )
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_blocks, st.data())
+def test_kept_marks_are_the_tag_review_and_quote_tests(blocks: tuple[Block, ...], data) -> None:
+    kept = sorted(data.draw(st.sets(st.integers(0, len(blocks) - 1))))
+    images, reviews, quotes = _kinds_c.kept_marks(
+        block_ids(blocks), kept, _kinds_c.IMAGES | _kinds_c.REVIEWS | _kinds_c.QUOTES
+    )
+    assert images == [i for i in kept if blocks[i].tag == "img"]
+    assert reviews == [i for i in kept if any(w in blocks[i].attrs for w in REVIEW_WORDS)]
+    assert quotes == [
+        i
+        for i in kept
+        if blocks[i].tag == "blockquote"
+        or "blockquote" in blocks[i].path
+        or "quote" in blocks[i].attrs
+        or "Quote" in blocks[i].attrs
+    ]
+    assert _kinds_c.kept_marks(block_ids(blocks), kept, _kinds_c.REVIEWS)[0::2] == ([], [])
+
+
+@settings(max_examples=200, deadline=None)
+@given(_blocks, st.data())
+def test_unpriced_items_count_the_items_without_a_currency_sign(
+    blocks: tuple[Block, ...], data
+) -> None:
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(blocks) - 1), min_size=1)))
+    items = [(a, b - 1) for a, b in zip(cuts, [*cuts[1:], len(blocks)], strict=True)]
+    allowed = data.draw(st.integers(0, len(items)))
+    unpriced = sum(not any(PRICE_RE.search(b.text) for b in blocks[s : e + 1]) for s, e in items)
+    found = _kinds_c.unpriced_items(blocks, items, PRICE_SIGNS, allowed)
+    assert found == (unpriced if unpriced <= allowed else allowed + 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_blocks, st.data())
+def test_the_column_is_the_nearest_element_holding_the_share(
+    blocks: tuple[Block, ...], data
+) -> None:
+    scopes = [b.scope for b in blocks]
+    weights = [float(w) for w in data.draw(st.lists(st.integers(0, 9), min_size=len(blocks),
+                                                    max_size=len(blocks)))]  # fmt: skip
+    need = data.draw(st.floats(0.0, 60.0))
+    heaviest = max(range(len(blocks)), key=weights.__getitem__)
+    expected = next(
+        (
+            e
+            for e in reversed(scopes[heaviest])
+            if sum(w for s, w in zip(scopes, weights, strict=True) if e in s) >= need
+        ),
+        None,
+    )
+    assert _kinds_c.column_of(scopes, weights, need, heaviest) == expected
+    element = data.draw(st.integers(1, 6))
+    inside = np.frombuffer(_kinds_c.blocks_in(blocks, element), dtype=bool)
+    assert inside.tolist() == [element in s for s in scopes]

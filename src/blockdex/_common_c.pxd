@@ -39,6 +39,7 @@ cdef class BlockIds:
     cdef Py_ssize_t *scope_off  # block i's scope elements: scope_ids[scope_off[i]:scope_off[i + 1]]
     cdef Py_ssize_t *scope_ids  # dense element numbers, aligned with Block.scope
     cdef public object word_prefix  # items._word_prefix of the blocks, once a reader counts them
+    cdef public object block_words  # items.page_block_words' read-only array, once asked for
 
 
 cdef inline PyObject **_slot(object obj, Py_ssize_t offset) noexcept:

@@ -160,7 +160,9 @@ cdef class BlockIds:
     handed the same one). An element id past 64 bits raises OverflowError.
 
     ``word_prefix`` keeps the words before each block (``blockdex.items._word_prefix``) once a
-    reader has counted them (the item lists, the page-kind rules): None until then."""
+    reader has counted them (the item lists, the page-kind rules), and ``block_words`` each
+    block's words as the read-only float array ``blockdex.items.page_block_words`` gives: None
+    until then."""
 
     def __cinit__(self, tuple blocks):
         cdef Py_ssize_t i, n = len(blocks), total = 0, o_path = 0, o_attrs = 0, o_scope = 0

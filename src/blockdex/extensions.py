@@ -4,7 +4,8 @@ The rules that run on every node or block of a page (the parse limits' scan, the
 the segmenter's walks over lexbor's tree, the features, units, item lists, the trees, the page
 type's counts, the writers' layout walk and Markdown's tree and inline Markdown) are written once,
 in Cython: ``blockdex/<name>.py`` calls them from ``blockdex/_<name>_c.pyx`` beside it
-(``predict/content.py``'s from ``predict/_content_c.pyx``).
+(``predict/content.py``'s from ``predict/_content_c.pyx``, ``predict/kinds.py``'s from
+``predict/_kinds_c.pyx``).
 ``_lexbor_c`` (reading lexbor's tree: the node layout, lexbor's functions found in selectolax,
 the layout check) and ``_common_c`` (block slots by offset, C buffers, the numbering of scope
 ids) hold what several of them share. There is no pure-Python fallback (DESIGN.md, "One
@@ -36,6 +37,7 @@ EXTENSIONS = (
     "blockdex._forest_c",
     "blockdex._pagetype_c",
     "blockdex.predict._content_c",
+    "blockdex.predict._kinds_c",
 )
 """Every compiled extension (``src/blockdex/**/_*_c.pyx``; a test checks the list), those of
 subpackages last."""

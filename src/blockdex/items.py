@@ -114,8 +114,15 @@ def _numbered_word_prefix(ids: BlockIds) -> list[int]:
 
 
 def page_block_words(page: Page) -> np.ndarray:
-    """:func:`block_words` of the page's blocks, their words counted once a page."""
-    return np.diff(np.asarray(_numbered_word_prefix(page_ids(page)), dtype=np.float64))
+    """:func:`block_words` of the page's blocks, their words counted once a page and the array
+    made once too (read-only: the page-kind rules ask for it several times a page)."""
+    ids = page_ids(page)
+    found = ids.block_words
+    if found is None:
+        found = np.diff(np.asarray(_numbered_word_prefix(ids), dtype=np.float64))
+        found.flags.writeable = False
+        ids.block_words = found
+    return found  # type: ignore[no-any-return]
 
 
 def find_item_lists(

@@ -73,9 +73,11 @@ from bisect import bisect_left, bisect_right
 import numpy as np
 
 from blockdex.features import WORD_RE
+from blockdex.ids import page_ids
 from blockdex.items import cut_lists, fold_digits, item_slot_groups, page_block_words, slot_means
 from blockdex.page import Block, Page
-from blockdex.pagetype import PRICE_RE as _PRICE_RE
+from blockdex.pagetype import PRICE_SIGNS
+from blockdex.predict import _kinds_c as compiled
 
 MIN_ITEMS = 4
 """Fewer items than this are not a page's list (a pair of teasers, three related links)."""
@@ -149,8 +151,9 @@ inside a token too (``product-reviews``, ``star-rating``)."""
 
 def _is_review(attrs: str) -> bool:
     """Whether ``attrs`` names one of :data:`REVIEW_WORDS`, spelled out: three ``in`` tests cost
-    a seventh of a regular expression's search, run on every kept block (a test checks the two
-    agree)."""
+    a seventh of a regular expression's search (a test checks the two agree). The kept blocks
+    are tested in C, each class/id string once a page (``_kinds_c.kept_marks``, the same
+    tests)."""
     return "review" in attrs or "rating" in attrs or "testimonial" in attrs
 
 
@@ -173,28 +176,35 @@ def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     words = page_block_words(page)
     kept_words = float(words[keep].sum())
     most_outside = MAX_OUTSIDE_SHARE * float(words.sum())
-    best: tuple[int, np.ndarray] | None = None
+    best: tuple[int, list[tuple[int, int]]] | None = None
+    before: list[float] | None = None  # the kept words before each block, once a list is read
     for lst, items in cut_lists(page):  # block positions, also on a slice of the page
         if len(items) < MIN_ITEMS or (best is not None and lst.words <= best[0]):
             continue
-        mask = np.zeros(n, dtype=bool)
-        for first, last in items:
-            mask[first : last + 1] = True
-        if kept_words - float(words[keep & mask].sum()) >= most_outside:
+        if before is None:
+            before = [0.0, *np.cumsum(np.where(keep, words, 0.0)).tolist()]
+        # the items are apart from each other; words are whole numbers, so the sums are exact
+        kept_inside = sum(before[last + 1] - before[first] for first, last in items)
+        if kept_words - kept_inside >= most_outside:
             continue
-        best = (lst.words, mask)
+        best = (lst.words, items)
     if best is None:
         return keep
-    inside = best[1]
+    inside = np.zeros(n, dtype=bool)
+    for first, last in best[1]:
+        inside[first : last + 1] = True
     add = inside & ~keep
-    add &= np.fromiter((b.tag != "img" for b in page.blocks), bool, n)
+    blocks = page.blocks
+    for i in np.flatnonzero(add).tolist():
+        if blocks[i].tag == "img":
+            add[i] = False
     # the slot groups of the blocks that may be added (their means read only their groups)
     groups = item_slot_groups(page, np.flatnonzero(add).tolist())
     if float(words[keep & inside].sum()) >= UNSEEN_LIST_SHARE * float(words[inside].sum()):
         add &= slot_means(probs, groups)[:, 0] >= MIN_SLOT_PROB
     texts: dict[int, list[str]] = {}
     for i in np.flatnonzero(add).tolist():
-        texts.setdefault(int(groups[i]), []).append(page.blocks[i].text)
+        texts.setdefault(int(groups[i]), []).append(blocks[i].text)
     for i in np.flatnonzero(add).tolist():
         same = texts[int(groups[i])]
         if len(same) >= MIN_ITEMS - 1 and len(set(same)) == 1:
@@ -217,18 +227,10 @@ def _priced_rails(page: Page, kept: list[int]) -> list[int]:
         inside = kept[bisect_left(kept, items[0][0]) : bisect_right(kept, items[-1][1])]
         if not inside:
             continue
-        # items without a price, counted until there are too many for a rail
+        # items without a price (a currency sign: pagetype.PRICE_RE's), counted until there are
+        # too many for a rail
         allowed = len(items) - math.ceil(RAIL_PRICED_SHARE * len(items))
-        unpriced = 0
-        for first, last in items:
-            for b in blocks[first : last + 1]:
-                if _PRICE_RE.search(b.text) is not None:
-                    break
-            else:
-                unpriced += 1
-                if unpriced > allowed:
-                    break
-        if unpriced > allowed:
+        if compiled.unpriced_items(blocks, items, PRICE_SIGNS, allowed) > allowed:
             continue
         spans = iter(items)  # in document order
         first, last = next(spans)
@@ -257,9 +259,8 @@ def _shop_page(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     """A product page's reviews and rails of other products, and a shop page's pictures,
     dropped (see the module's rules)."""
     kept = np.flatnonzero(keep).tolist()
-    blocks = page.blocks
-    images = [] if page.images else [i for i in kept if blocks[i].tag == "img"]
-    reviews = [i for i in kept if _is_review(blocks[i].attrs)]
+    wanted = compiled.REVIEWS if page.images else compiled.REVIEWS | compiled.IMAGES
+    images, reviews, _ = compiled.kept_marks(page_ids(page), kept, wanted)
     known = page.facts.known_page_type()
     rails = _priced_rails(page, kept) if known is None or known.label == "product" else []
     if not images and not reviews and not rails:
@@ -329,14 +330,7 @@ def _column(page: Page, kept: list[int], words: np.ndarray) -> int | None:
     need = COLUMN_KEPT_SHARE * total
     scopes = [blocks[i].scope for i in kept]
     heaviest = max(range(len(kept)), key=weights.__getitem__)
-    for element in reversed(scopes[heaviest]):
-        held = 0.0
-        for scope, w in zip(scopes, weights, strict=True):
-            if element in scope:
-                held += w
-        if held >= need:
-            return element
-    return None
+    return compiled.column_of(scopes, weights, need, heaviest)  # type: ignore[no-any-return]
 
 
 def _is_button(block: Block, words: float) -> bool:
@@ -363,7 +357,7 @@ def _main_column(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     if column is None:
         return keep
     blocks = page.blocks
-    inside = np.fromiter((column in b.scope for b in blocks), bool, len(blocks))
+    inside = np.frombuffer(compiled.blocks_in(blocks, column), dtype=bool)  # writable: a bytearray
     for i in np.flatnonzero(inside).tolist():
         if blocks[i].tag == "img" or _is_button(blocks[i], float(words[i])):
             inside[i] = False
@@ -430,23 +424,13 @@ def _template_mates(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarr
     return out
 
 
-def _is_quote(block: Block) -> bool:
-    """A ``<blockquote>``'s block, or one inside an element whose class or id names a quote
-    (two ``in`` tests instead of lower-casing every kept block's class list)."""
-    attrs = block.attrs
-    return (
-        block.tag == "blockquote"
-        or "blockquote" in block.path
-        or "quote" in attrs
-        or "Quote" in attrs
-    )
-
-
 def _quoted_once(page: Page, keep: np.ndarray) -> np.ndarray:
     """A forum's kept quotes of what the thread already says, dropped (see the module's rules)."""
     blocks = page.blocks
     kept = np.flatnonzero(keep).tolist()
-    quotes = [i for i in kept if _is_quote(blocks[i])][:QUOTE_MAX_CHECKS]
+    # a <blockquote>'s block, one inside a <blockquote>, or one inside an element whose class or
+    # id names a quote ("quote" or "Quote": two tests instead of lower-casing every class list)
+    quotes = compiled.kept_marks(page_ids(page), kept, compiled.QUOTES)[2][:QUOTE_MAX_CHECKS]
     if not quotes:
         return keep
     known = page.facts.known_page_type()
