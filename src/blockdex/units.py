@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -461,12 +462,19 @@ def find_primary(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> Primary:
     # source or shorter than a quarter of the shortest one cannot match (no word list made).
     lengths = [len(s) for s in sources if s.strip()]
     shortest, longest = min(lengths) / 4, 4 * max(lengths)
+    # only headings that can reach cfg.title_match are scored: those of a comparable length
+    # holding enough of a source's words in their lower-cased text (title_block's test, in C)
+    probe, need, needs = _title_probe(source_words, cfg.title_match)
+    found = _read(
+        compiled.title_candidates(
+            tuple(blocks[pos] for pos, _ in heads), shortest, longest, sys.maxsize, probe, need,
+            needs,
+        )
+    )  # fmt: skip
     best: tuple[float, int, int] | None = None  # (score, -level, -position) maximised
-    for pos, level in heads:
-        text = blocks[pos].text
-        if not shortest <= len(text) <= longest:
-            continue
-        score = title_match(text, source_words)
+    for k in found:  # type: ignore[attr-defined]
+        pos, level = heads[k]
+        score = title_match(blocks[pos].text, source_words)
         key = (round(score, 6), -level, -pos)
         if score >= cfg.title_match and (best is None or key > best):
             best = key
@@ -606,6 +614,19 @@ def kept_runs(
     return [list(kept[a:b]) for a, b in pairwise(cuts) if b > a]
 
 
+def _title_probe(
+    source_words: Sequence[frozenset[str]], t: float
+) -> tuple[tuple[str, ...], int, tuple[tuple[tuple[str, ...], int], ...]]:
+    """What a line must hold to match a title source by Dice ``t`` or more, for the compiled
+    ``title_candidates``: Dice >= t needs at least t/(2-t) of a source's words in the line, so at
+    least that many of them in its lower-cased text (a cheap test that rules out almost every
+    line). Returns all sources' words at once, the fewest any source needs, and each source's
+    words with the number it needs."""
+    needs = tuple((tuple(ws), math.ceil(t * len(ws) / (2 - t) - 1e-9)) for ws in source_words)
+    probe = tuple(frozenset().union(*source_words))
+    return probe, min(n for _, n in needs), needs
+
+
 def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
     """Position of the block that states the page's title, or None when no block names it.
 
@@ -619,12 +640,7 @@ def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
         return None
     lengths = [len(s) for s in sources if s.strip()]
     shortest, longest = min(lengths) / 4, 4 * max(lengths)
-    # Dice >= t needs at least t/(2-t) of a source's words in the block, so at least that many
-    # of them in its lower-cased text: a cheap test that rules out almost every block
-    t = cfg.title_match
-    needs = [(tuple(ws), math.ceil(t * len(ws) / (2 - t) - 1e-9)) for ws in source_words]
-    probe = tuple(frozenset().union(*source_words))  # first all sources' words at once
-    need = min(n for _, n in needs)
+    probe, need, needs = _title_probe(source_words, cfg.title_match)
     blocks = page.blocks
     # a title line is short: at most TITLE_LINE_WORDS times the longest source's words
     max_spaces = math.ceil(TITLE_LINE_WORDS * max(map(len, source_words)))
@@ -634,7 +650,7 @@ def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
     # name, no title), holding at least `need` of the probe words in their lower-cased text
     # and, for some (words, n) of needs, n of words
     candidates = _read(
-        compiled.title_candidates(blocks, shortest, longest, max_spaces, probe, need, tuple(needs))
+        compiled.title_candidates(blocks, shortest, longest, max_spaces, probe, need, needs)
     )
     for pos in candidates:
         text = blocks[pos].text
