@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 import blockdex
 from blockdex.cjk import CJK_RANGES, WORD_PATTERN
+from blockdex.clean import _PROBE_STRIP as PROBE_STRIP
 from blockdex.clean import HTML_WRITES, SCRIPT_NEEDLE_GROUPS, SCRIPTS_READ, STATE_NAMES
 from blockdex.extensions import EXTENSIONS, require, status
 from blockdex.ids import block_ids, page_ids
@@ -219,6 +220,22 @@ def test_whitespace_squash_is_split_and_join(text: str) -> None:
 def test_whitespace_squash_of_a_text_over_the_window_is_split_and_join() -> None:
     text = " lead\u3000" + "word \t\n" * 60_000 + "\xa0tail "  # the windowed path
     assert _segment_c.squash(text) == " ".join(text.split())
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.one_of(
+        st.text(max_size=300), _wordy, st.text(alphabet="ab.,«»()-—…\"' \xa0\u2003", max_size=60)
+    ),
+    st.integers(min_value=0, max_value=8),
+)
+def test_probe_words_are_the_stripped_tokens_long_enough(text: str, min_len: int) -> None:
+    strip = PROBE_STRIP
+    lower = text.lower()
+    expected = [
+        w for t in lower.split() if len(t) >= min_len and len(w := t.strip(strip)) >= min_len
+    ]
+    assert _clean_c.probe_words(lower, min_len, strip) == expected
 
 
 _TOKEN_RE = re.compile(WORD_PATTERN + "|[^\\w\\s]")  # a word, one CJK character or a mark

@@ -8,6 +8,7 @@
 * :func:`long_string_literals` — the JSON string literals of a script longer than a minimum.
 * :func:`interface_candidates` — the elements ``clean.drop_interface`` may drop (hover cards,
   permalink anchors), as :class:`UiNode`\ s, read like selectolax's nodes by its rules.
+* :func:`probe_words` — the words of a rescued fragment the cleaner looks for on the page.
 """
 
 cimport cython
@@ -20,6 +21,61 @@ from blockdex._lexbor_c cimport (
     _attr_next, _attr_qname, _attr_value, _decode, _deep_text, _find_attr, _following,
     _needle_mask, _node_remove, _tag, _text, _text_nodes, bd_chardata, bd_node, memmem,
 )
+
+cdef extern from "Python.h":
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def probe_words(str text, Py_ssize_t min_len, str strip):
+    """``[w for t in text.split() if len(t) >= min_len and len(w := t.strip(strip)) >= min_len]``
+    (``clean._probe_words`` of an already lower-cased text): no token or stripped copy is made
+    for a word that is too short."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef int skind = PyUnicode_KIND(strip)
+    cdef void *sdata = PyUnicode_DATA(strip)
+    cdef Py_ssize_t n = len(text), n_strip = len(strip), i = 0, start, end, a, b, k
+    cdef Py_UCS4 c
+    cdef bint found
+    out = []
+    while i < n:
+        while i < n and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
+            i += 1
+        if i >= n:
+            break
+        start = i
+        while i < n and not Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
+            i += 1
+        end = i
+        if end - start < min_len:
+            continue
+        a, b = start, end
+        while a < b:  # str.strip: from the left, then from the right
+            c = PyUnicode_READ(kind, data, a)
+            found = False
+            for k in range(n_strip):
+                if PyUnicode_READ(skind, sdata, k) == c:
+                    found = True
+                    break
+            if not found:
+                break
+            a += 1
+        while b > a:
+            c = PyUnicode_READ(kind, data, b - 1)
+            found = False
+            for k in range(n_strip):
+                if PyUnicode_READ(skind, sdata, k) == c:
+                    found = True
+                    break
+            if not found:
+                break
+            b -= 1
+        if b - a >= min_len:
+            out.append(text[a:b])
+    return out
+
 
 def long_string_literals(str code, Py_ssize_t min_chars):
     """``(start, end)`` of the contents of the closed double-quoted literals of ``code`` that are

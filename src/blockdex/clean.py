@@ -359,11 +359,12 @@ _PROBE_STRIP = "\"'“”‘’«»()[]{}<>.,;:!?¡¿…-–—/\\|*#"
 
 
 def _probe_words(text: str, min_len: int) -> list[str]:
-    """Lower-cased words of ``text`` long enough to be evidence that a passage is on the page."""
-    strip = _PROBE_STRIP  # stripping only shortens a word: short ones are not stripped at all
-    return [
-        w for t in text.lower().split() if len(t) >= min_len and len(w := t.strip(strip)) >= min_len
-    ]
+    """Lower-cased words of ``text`` long enough to be evidence that a passage is on the page:
+    its whitespace-separated tokens of ``min_len`` characters or more that still have as many
+    once :data:`_PROBE_STRIP`'s punctuation is stripped from their ends (in C:
+    ``_clean_c.probe_words``; stripping only shortens a word, so short ones are never
+    stripped)."""
+    return compiled.probe_words(text.lower(), min_len, _PROBE_STRIP)  # type: ignore[no-any-return]
 
 
 def _mostly_known(words: list[str], visible: str, probes: int, share: float) -> bool:
