@@ -13,6 +13,8 @@
   text-length prefix sums ``units.find_units`` reads of every block.
 * :func:`build_units` — ``units.build_units``: the page's units from their spans, sorted, with
   headlines, titles and parents.
+* :func:`title_words_held` — how many of the title's words ``units._holds_title_share`` finds
+  standing in the kept texts.
 """
 
 cimport cython
@@ -25,7 +27,7 @@ from libc.stdlib cimport free, realloc
 from blockdex._common_c cimport _alloc, _block_off, _blocks_of_class, _field, _tuple_of
 from blockdex._lexbor_c cimport (
     NODE_ELEMENT, NODE_TEXT, _TagKinds, _ascii_ieq, _attr, _attr_first, _attr_next, _attr_qname,
-    _attr_value, _decode, _following, _tag, bd_chardata, bd_node,
+    _attr_value, _decode, _following, _tag, bd_chardata, bd_node, memmem,
 )
 import array
 
@@ -269,6 +271,32 @@ cdef inline Py_ssize_t _spaces_below(str text, Py_ssize_t limit) noexcept:
     return count
 
 
+cdef extern from "Python.h":
+    bint PyUnicode_IS_ASCII(object text)
+
+
+cdef class _Probe:
+    """One word looked for in the blocks' lower-cased texts: the word, and its bytes when it
+    is ASCII (then an ASCII text is searched without a lower-cased copy; a word that is not
+    ASCII cannot stand in one)."""
+    cdef str word
+    cdef bytes ascii
+
+    def __cinit__(self, str word):
+        self.word = word
+        self.ascii = word.encode("ascii") if PyUnicode_IS_ASCII(word) else None
+
+
+cdef inline bint _probe_in(_Probe p, str lower, const char *buf, Py_ssize_t n) except -1:
+    """Whether ``p``'s word is in the text: in ``lower`` (its lower-cased copy) when there is
+    one, else in ``buf`` (its ``n`` ASCII characters lower-cased)."""
+    if lower is not None:
+        return p.word in lower
+    if p.ascii is None:
+        return False
+    return memmem(buf, <size_t> n, <const char *> p.ascii, <size_t> len(p.ascii)) != NULL
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def title_candidates(blocks, double shortest, double longest, Py_ssize_t max_spaces,
@@ -276,49 +304,70 @@ def title_candidates(blocks, double shortest, double longest, Py_ssize_t max_spa
     """Positions of the blocks ``blockdex.units.title_block`` scores
     (length, spaces, not an image, and enough of the title's words in the lower-cased text),
     without a Python step per block: text and tag read from the blocks' slots, each count of
-    words stopped once it has enough. None when the blocks are not all of one class with
-    ``Block``'s slots."""
+    words stopped once it has enough. An ASCII text is lower-cased into a C buffer (what
+    ``str.lower`` gives it: A-Z to a-z), others with ``str.lower``. None when the blocks are
+    not all of one class with ``Block``'s slots."""
     cdef tuple seq = _blocks_of_class(blocks), ws
-    cdef Py_ssize_t pos, n, count, k
+    cdef Py_ssize_t pos, n, count, k, i, room = 0
     cdef str text, lower
     cdef bint ok
+    cdef char *buf = NULL
+    cdef const unsigned char *src
+    cdef unsigned char c
     if seq is None:
         return None
+    cdef list probes = [_Probe(w) for w in probe]
+    cdef list need_probes = [([_Probe(w) for w in item[0]], item[1]) for item in needs]
     out = []
-    for pos in range(len(seq)):
-        b = seq[pos]
-        text = <str> _field(b, _block_off[3])
-        n = PyUnicode_GET_LENGTH(text)
-        if not (shortest <= n <= longest):
-            continue
-        if _spaces_below(text, max_spaces) >= max_spaces:
-            continue
-        if _field(b, _block_off[1]) == "img":
-            continue
-        lower = text.lower()
-        count = 0
-        for w in probe:
-            if count >= need:
-                break
-            if w in lower:
-                count += 1
-        if count < need:
-            continue
-        ok = False
-        for item in needs:
-            ws = item[0]
-            k = item[1]
+    try:
+        for pos in range(len(seq)):
+            b = seq[pos]
+            text = <str> _field(b, _block_off[3])
+            n = PyUnicode_GET_LENGTH(text)
+            if not (shortest <= n <= longest):
+                continue
+            if _spaces_below(text, max_spaces) >= max_spaces:
+                continue
+            if _field(b, _block_off[1]) == "img":
+                continue
+            lower = None
+            if PyUnicode_IS_ASCII(text):
+                if n > room:
+                    room = n
+                    free(buf)
+                    buf = NULL
+                    buf = <char *> _alloc(<size_t> room, False)
+                src = <const unsigned char *> PyUnicode_DATA(text)
+                for i in range(n):
+                    c = src[i]
+                    buf[i] = <char> (c + 32 if 65 <= c <= 90 else c)
+            else:
+                lower = text.lower()
             count = 0
-            for w in ws:
-                if count >= k:
+            for p in probes:
+                if count >= need:
                     break
-                if w in lower:
+                if _probe_in(<_Probe> p, lower, buf, n):
                     count += 1
-            if count >= k:
-                ok = True
-                break
-        if ok:
-            out.append(pos)
+            if count < need:
+                continue
+            ok = False
+            for item in need_probes:
+                ws_probes = <list> item[0]
+                k = item[1]
+                count = 0
+                for p in ws_probes:
+                    if count >= k:
+                        break
+                    if _probe_in(<_Probe> p, lower, buf, n):
+                        count += 1
+                if count >= k:
+                    ok = True
+                    break
+            if ok:
+                out.append(pos)
+    finally:
+        free(buf)
     return out
 
 
@@ -744,3 +793,58 @@ def build_units(spans, blocks, heads, Py_ssize_t headline_levels, items, unit_cl
         free(unit_id)
         free(keys)
     return tuple(units)
+
+
+cdef extern from "Python.h":
+    bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
+    Py_ssize_t PyUnicode_Find(object text, object sub, Py_ssize_t start, Py_ssize_t end,
+                              int direction) except -2
+
+
+cdef inline bint _word_char(str text, Py_ssize_t i) noexcept:
+    """Whether ``text[i]`` is a word character as the pattern ``\\w`` reads one (a letter or
+    digit by ``str.isalnum``, or ``_``)."""
+    cdef Py_UCS4 c = PyUnicode_READ_CHAR(text, i)
+    return c == 95 or Py_UNICODE_ISALNUM(c)
+
+
+cdef bint _stands_in(str word, str text) except -1:
+    """``units._stands_in``: whether ``word`` stands in ``text`` between non-word characters."""
+    cdef Py_ssize_t n = len(word), length = len(text), at, end
+    at = PyUnicode_Find(text, word, 0, length, 1)
+    while at >= 0:
+        end = at + n
+        if (at == 0 or not _word_char(text, at - 1)) and (
+            end == length or not _word_char(text, end)
+        ):
+            return True
+        at = PyUnicode_Find(text, word, at + 1, length, 1)
+    return False
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def title_words_held(list texts, tuple title_words, Py_ssize_t enough):
+    """How many of ``title_words`` (word characters only) stand in the lower-cased ``texts``
+    (``units._stands_in`` in each text on its own), counted until ``enough`` are found (then at
+    least ``enough``): ``units._holds_title_share``'s count."""
+    cdef Py_ssize_t found = 0, k, j, n_left = len(title_words)
+    cdef list left = list(title_words)
+    cdef str lower
+    if found >= enough:
+        return found
+    for text in texts:
+        if n_left == 0:
+            break
+        lower = (<str> text).lower()
+        k = 0
+        while k < n_left:
+            if _stands_in(<str> left[k], lower):
+                found += 1
+                n_left -= 1
+                left[k] = left[n_left]
+            else:
+                k += 1
+        if found >= enough:
+            break
+    return found

@@ -700,43 +700,18 @@ def _share(title_words: frozenset[str], counts: Counter[str]) -> float:
     return sum(w in counts for w in title_words) / len(title_words)
 
 
-def _holds_title_share(title_words: frozenset[str], texts: Sequence[str], share: float) -> bool:
-    """Whether at least ``share`` of the title's content words stand in ``" ".join(texts)``
-    lower-cased (between non-word characters: :func:`_stands_in`), found block by block: a
+def _holds_title_share(title_words: frozenset[str], texts: list[str], share: float) -> bool:
+    r"""Whether at least ``share`` of the title's content words stand in ``" ".join(texts)``
+    lower-cased (between non-word characters, as ``(?<!\w)word(?!\w)`` would find it), found block by block: a
     title word (word characters only) cannot span the joining space, and lower-casing stops at
     it too (the final-sigma rule looks no further than a space). Stops at the first block that
-    completes the share, without joining or lower-casing the rest."""
+    completes the share, without lower-casing the rest (in C: ``_units_c.title_words_held``)."""
     if not title_words:
         return share <= 0.0  # no title words: a share of 0
-    left = set(title_words)
-    found = 0
-    for text in texts:
-        lower = text.lower()
-        hits = [w for w in left if _stands_in(w, lower)]
-        if hits:
-            found += len(hits)
-            left.difference_update(hits)
-            if found / len(title_words) >= share:
-                return True
-    return found / len(title_words) >= share
-
-
-_WORD_CHAR = re.compile(r"\w")
-
-
-def _stands_in(word: str, text: str) -> bool:
-    r"""Whether ``word`` (word characters only) stands in ``text`` between non-word characters,
-    as ``(?<!\w)word(?!\w)`` would find it, without compiling a pattern per word."""
-    n = len(word)
-    at = text.find(word)
-    while at >= 0:
-        end = at + n
-        if (at == 0 or not _WORD_CHAR.match(text, at - 1)) and (
-            end == len(text) or not _WORD_CHAR.match(text, end)
-        ):
-            return True
-        at = text.find(word, at + 1)
-    return False
+    n = len(title_words)
+    # the fewest words whose share reaches ``share``, as the share is computed (n + 1: none)
+    enough = next((k for k in range(n + 1) if k / n >= share), n + 1)
+    return compiled.title_words_held(texts, tuple(title_words), enough) >= enough  # type: ignore[no-any-return]
 
 
 def missed_story_found(
