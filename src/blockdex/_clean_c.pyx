@@ -26,6 +26,15 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
 
 
+cdef inline bint _one_of(Py_UCS4 c, int kind, void *data, Py_ssize_t n) noexcept:
+    """Whether ``c`` is one of the ``n`` characters of a string (its kind and data)."""
+    cdef Py_ssize_t k
+    for k in range(n):
+        if PyUnicode_READ(kind, data, k) == c:
+            return True
+    return False
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def probe_words(str text, Py_ssize_t min_len, str strip):
@@ -36,9 +45,7 @@ def probe_words(str text, Py_ssize_t min_len, str strip):
     cdef void *data = PyUnicode_DATA(text)
     cdef int skind = PyUnicode_KIND(strip)
     cdef void *sdata = PyUnicode_DATA(strip)
-    cdef Py_ssize_t n = len(text), n_strip = len(strip), i = 0, start, end, a, b, k
-    cdef Py_UCS4 c
-    cdef bint found
+    cdef Py_ssize_t n = len(text), n_strip = len(strip), i = 0, start, end, a, b
     out = []
     while i < n:
         while i < n and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
@@ -52,25 +59,10 @@ def probe_words(str text, Py_ssize_t min_len, str strip):
         if end - start < min_len:
             continue
         a, b = start, end
-        while a < b:  # str.strip: from the left, then from the right
-            c = PyUnicode_READ(kind, data, a)
-            found = False
-            for k in range(n_strip):
-                if PyUnicode_READ(skind, sdata, k) == c:
-                    found = True
-                    break
-            if not found:
-                break
+        # str.strip: from the left, then from the right
+        while a < b and _one_of(PyUnicode_READ(kind, data, a), skind, sdata, n_strip):
             a += 1
-        while b > a:
-            c = PyUnicode_READ(kind, data, b - 1)
-            found = False
-            for k in range(n_strip):
-                if PyUnicode_READ(skind, sdata, k) == c:
-                    found = True
-                    break
-            if not found:
-                break
+        while b > a and _one_of(PyUnicode_READ(kind, data, b - 1), skind, sdata, n_strip):
             b -= 1
         if b - a >= min_len:
             out.append(text[a:b])

@@ -297,6 +297,20 @@ cdef inline bint _probe_in(_Probe p, str lower, const char *buf, Py_ssize_t n) e
     return memmem(buf, <size_t> n, <const char *> p.ascii, <size_t> len(p.ascii)) != NULL
 
 
+cdef bint _holds(list probes, Py_ssize_t need, str lower, const char *buf, Py_ssize_t n) except -1:
+    """Whether ``need`` of ``probes`` are in the text (as :func:`_probe_in` reads it), counted
+    until there are enough."""
+    cdef Py_ssize_t count = 0
+    if need <= 0:
+        return True
+    for p in probes:
+        if _probe_in(<_Probe> p, lower, buf, n):
+            count += 1
+            if count >= need:
+                return True
+    return False
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def title_candidates(blocks, double shortest, double longest, Py_ssize_t max_spaces,
@@ -308,9 +322,8 @@ def title_candidates(blocks, double shortest, double longest, Py_ssize_t max_spa
     ``str.lower`` gives it: A-Z to a-z), others with ``str.lower``. None when the blocks are
     not all of one class with ``Block``'s slots."""
     cdef tuple seq = _blocks_of_class(blocks), ws
-    cdef Py_ssize_t pos, n, count, k, i, room = 0
+    cdef Py_ssize_t pos, n, i, room = 0
     cdef str text, lower
-    cdef bint ok
     cdef char *buf = NULL
     cdef const unsigned char *src
     cdef unsigned char c
@@ -343,29 +356,12 @@ def title_candidates(blocks, double shortest, double longest, Py_ssize_t max_spa
                     buf[i] = <char> (c + 32 if 65 <= c <= 90 else c)
             else:
                 lower = text.lower()
-            count = 0
-            for p in probes:
-                if count >= need:
-                    break
-                if _probe_in(<_Probe> p, lower, buf, n):
-                    count += 1
-            if count < need:
+            if not _holds(probes, need, lower, buf, n):
                 continue
-            ok = False
             for item in need_probes:
-                ws_probes = <list> item[0]
-                k = item[1]
-                count = 0
-                for p in ws_probes:
-                    if count >= k:
-                        break
-                    if _probe_in(<_Probe> p, lower, buf, n):
-                        count += 1
-                if count >= k:
-                    ok = True
+                if _holds(<list> item[0], item[1], lower, buf, n):
+                    out.append(pos)
                     break
-            if ok:
-                out.append(pos)
     finally:
         free(buf)
     return out
