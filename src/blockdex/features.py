@@ -193,6 +193,12 @@ def _load_family_words() -> None:
 _load_family_words()
 
 
+def readable(text: str) -> bool:
+    """Whether ``text`` holds a letter or a digit (``str.isalnum``'s): a line a reader can read,
+    not only marks, arrows or spaces."""
+    return any(ch.isalnum() for ch in text)
+
+
 def word_count(text: str) -> int:
     """Words of ``text``: ``text.split()``'s words, except that each character of
     :data:`blockdex.cjk.CJK_RANGES` is a word of its own (``"2026年10月"`` is four words)."""

@@ -34,6 +34,7 @@ from blockdex.features import (
     context_features,
     in_family,
 )
+from blockdex.features import readable as has_text
 from blockdex.forest import Forest
 from blockdex.ids import page_ids
 from blockdex.items import ITEM_COLUMN_NAMES, ITEM_CONTEXT_NAMES, page_block_words, slot_means
@@ -421,7 +422,7 @@ def never_empty(page: Page, probs: np.ndarray) -> tuple[np.ndarray, str | None, 
     A page with readable text never yields nothing: a tiny page is kept whole, else the primary
     unit (the article the title names) is kept, else the best-scored blocks. A page without a
     word of text keeps nothing (and says so)."""
-    readable = np.array([any(ch.isalnum() for ch in b.text) for b in page.blocks], dtype=bool)
+    readable = np.array([has_text(b.text) for b in page.blocks], dtype=bool)
     if not readable.any():
         return readable, None, ("the page has no readable text",)
     words = sum(len(b.text.split()) for b in page.blocks)

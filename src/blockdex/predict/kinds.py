@@ -72,7 +72,7 @@ from bisect import bisect_left, bisect_right
 
 import numpy as np
 
-from blockdex.features import WORD_RE
+from blockdex.features import WORD_RE, readable
 from blockdex.ids import page_ids
 from blockdex.items import cut_lists, fold_digits, item_slot_groups, page_block_words, slot_means
 from blockdex.page import Block, Page
@@ -246,7 +246,7 @@ def _product_without_reviews(page: Page, probs: np.ndarray) -> np.ndarray:
     """The blocks with readable text outside reviews that score at least
     :data:`REVIEWS_ONLY_SHARE` of the best of them."""
     others = np.fromiter(
-        (not _is_review(b.attrs) and any(ch.isalnum() for ch in b.text) for b in page.blocks),
+        (not _is_review(b.attrs) and readable(b.text) for b in page.blocks),
         bool,
         len(page.blocks),
     )
@@ -336,7 +336,7 @@ def _column(page: Page, kept: list[int], words: np.ndarray) -> int | None:
 def _is_button(block: Block, words: float) -> bool:
     """A short line that is all link or has no letter or digit (see :data:`BUTTON_MAX_WORDS`)."""
     return words <= BUTTON_MAX_WORDS and (
-        block.link_chars >= 0.9 * len(block.text) or not any(ch.isalnum() for ch in block.text)
+        block.link_chars >= 0.9 * len(block.text) or not readable(block.text)
     )
 
 
