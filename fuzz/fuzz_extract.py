@@ -7,7 +7,8 @@ Install the fuzzer separately (it is a fuzz-only tool, not a dependency of block
     python fuzz/fuzz_extract.py -max_total_time=600 -timeout=20 fuzz/corpus  # keep a corpus dir
 
 Each input is tried as bytes (encoding detection) and, decoded, as text, in the ``json`` output
-format. A ``BlockdexError`` is the documented way to refuse input and is swallowed; any other
+format; the text also with an address (the page-kind rules of ``predict/kinds.py`` and the page
+type's address columns read only pages with one). A ``BlockdexError`` is the documented way to refuse input and is swallowed; any other
 exception, invalid output, or a selection outside the page is re-raised, and libFuzzer stores the
 crashing input as ``crash-<sha1>``. ``-timeout`` turns hangs into findings too.
 """
@@ -24,9 +25,13 @@ with atheris.instrument_imports(include=["blockdex"]):
     from blockdex.errors import BlockdexError
 
 
-def _check(data: bytes | str) -> None:
+SHOP_URL = "https://shop.example/c/boots?page=2"
+"""An address whose shape says collection or listing to the page type (the rules then run)."""
+
+
+def _check(data: bytes | str, url: str | None = None) -> None:
     try:
-        out = blockdex.extract(data, output="json")
+        out = blockdex.extract(data, url=url, output="json")
     except BlockdexError:
         return
     out.encode("utf-8")
@@ -41,6 +46,7 @@ def test_one_input(data: bytes) -> None:
     _check(data)
     text = atheris.FuzzedDataProvider(data).ConsumeUnicodeNoSurrogates(len(data))
     _check(text)
+    _check(text, SHOP_URL)
 
 
 def main() -> None:
