@@ -8,9 +8,9 @@ Install the fuzzer separately (it is a fuzz-only tool, not a dependency of block
 
 Each input is tried as bytes (encoding detection) and, decoded, as text, in the ``json`` output
 format; the text also with an address (the page-kind rules of ``predict/kinds.py`` and the page
-type's address columns read only pages with one). A ``BlockdexError`` is the documented way to refuse input and is swallowed; any other
-exception, invalid output, or a selection outside the page is re-raised, and libFuzzer stores the
-crashing input as ``crash-<sha1>``. ``-timeout`` turns hangs into findings too.
+type's address columns read only pages with one). A ``BlockdexError`` is the documented way to
+refuse input and is swallowed; any other exception, invalid output, or a selection outside the
+page is re-raised, and libFuzzer stores the crashing input as ``crash-<sha1>``. ``-timeout`` turns hangs into findings too.
 """
 
 from __future__ import annotations

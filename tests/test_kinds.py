@@ -24,7 +24,6 @@ from blockdex.predict.kinds import (
     MAX_OUTSIDE_SHARE,
     MIN_SLOT_PROB,
     REVIEW_WORDS,
-    _is_review,
     page_kind_rules,
 )
 
@@ -278,7 +277,9 @@ def test_the_rules_are_on_by_default_and_can_be_left_out() -> None:
      "product-info | description", "reviewer | ratings-summary"],
 )  # fmt: skip
 def test_the_review_check_is_a_search_for_the_review_words(attrs: str) -> None:
-    assert _is_review(attrs) == any(w in attrs for w in REVIEW_WORDS)
+    blocks = (Block(index=0, tag="p", html="", text="x", attrs=attrs),)
+    reviews = _kinds_c.kept_marks(block_ids(blocks), [0], _kinds_c.REVIEWS)[1]
+    assert (reviews == [0]) == any(w in attrs for w in REVIEW_WORDS)
 
 
 SERVICE = """<html><head><title>Window cleaning</title></head><body>

@@ -805,7 +805,8 @@ cdef inline bint _word_char(str text, Py_ssize_t i) noexcept:
 
 
 cdef bint _stands_in(str word, str text) except -1:
-    """``units._stands_in``: whether ``word`` stands in ``text`` between non-word characters."""
+    """Whether ``word`` stands in ``text`` between non-word characters, as
+    ``(?<!\\w)word(?!\\w)`` would find it, without compiling a pattern per word."""
     cdef Py_ssize_t n = len(word), length = len(text), at, end
     at = PyUnicode_Find(text, word, 0, length, 1)
     while at >= 0:
@@ -822,12 +823,12 @@ cdef bint _stands_in(str word, str text) except -1:
 @cython.wraparound(False)
 def title_words_held(list texts, tuple title_words, Py_ssize_t enough):
     """How many of ``title_words`` (word characters only) stand in the lower-cased ``texts``
-    (``units._stands_in`` in each text on its own), counted until ``enough`` are found (then at
+    (:func:`_stands_in` in each text on its own), counted until ``enough`` are found (then at
     least ``enough``): ``units._holds_title_share``'s count."""
-    cdef Py_ssize_t found = 0, k, j, n_left = len(title_words)
+    cdef Py_ssize_t found = 0, k, n_left = len(title_words)
     cdef list left = list(title_words)
     cdef str lower
-    if found >= enough:
+    if enough <= 0:
         return found
     for text in texts:
         if n_left == 0:

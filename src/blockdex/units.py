@@ -702,16 +702,18 @@ def _share(title_words: frozenset[str], counts: Counter[str]) -> float:
 
 def _holds_title_share(title_words: frozenset[str], texts: list[str], share: float) -> bool:
     r"""Whether at least ``share`` of the title's content words stand in ``" ".join(texts)``
-    lower-cased (between non-word characters, as ``(?<!\w)word(?!\w)`` would find it), found block by block: a
-    title word (word characters only) cannot span the joining space, and lower-casing stops at
-    it too (the final-sigma rule looks no further than a space). Stops at the first block that
-    completes the share, without lower-casing the rest (in C: ``_units_c.title_words_held``)."""
+    lower-cased, between non-word characters (as ``(?<!\w)word(?!\w)`` would find them), found
+    block by block: a title word (word characters only) cannot span the joining space, and
+    lower-casing stops at it too (the final-sigma rule looks no further than a space). Stops at
+    the first block that completes the share, without lower-casing the rest (in C:
+    ``_units_c.title_words_held``)."""
     if not title_words:
         return share <= 0.0  # no title words: a share of 0
     n = len(title_words)
     # the fewest words whose share reaches ``share``, as the share is computed (n + 1: none)
     enough = next((k for k in range(n + 1) if k / n >= share), n + 1)
-    return compiled.title_words_held(texts, tuple(title_words), enough) >= enough  # type: ignore[no-any-return]
+    held = compiled.title_words_held(texts, tuple(title_words), enough)
+    return held >= enough  # type: ignore[no-any-return]
 
 
 def missed_story_found(

@@ -31,7 +31,8 @@ cdef enum:
 
 
 cdef inline signed char _attr_marks(str attrs):
-    """``kinds._is_review`` and the class/id half of ``kinds._is_quote`` for one string."""
+    """Whether one attrs string names a review (``kinds.REVIEW_WORDS``) and whether it names a
+    quote (``quote`` or ``Quote``), with ``_KNOWN`` set."""
     cdef signed char m = _KNOWN
     if "review" in attrs or "rating" in attrs or "testimonial" in attrs:
         m |= _REVIEW
@@ -103,7 +104,7 @@ def kept_marks(BlockIds ids, list kept, int wanted):
 
 
 cdef inline bint _has_sign(str text, str signs):
-    """Whether ``text`` holds one of the characters of ``signs`` (``kinds._PRICE_RE``'s class)."""
+    """Whether ``text`` holds one of the characters of ``signs`` (``pagetype.PRICE_RE``'s class)."""
     cdef Py_ssize_t k
     for k in range(len(signs)):
         if PyUnicode_FindChar(text, PyUnicode_READ_CHAR(signs, k), 0, len(text), 1) >= 0:
@@ -115,7 +116,7 @@ cdef inline bint _has_sign(str text, str signs):
 @cython.wraparound(False)
 def unpriced_items(tuple blocks, list items, str signs, Py_ssize_t allowed):
     """How many of ``items`` (``(first, last)`` block positions) hold no block whose text has a
-    character of ``signs`` (a currency sign: ``kinds._PRICE_RE``), counted until the count
+    character of ``signs`` (a currency sign: ``pagetype.PRICE_RE``), counted until the count
     passes ``allowed`` (then ``allowed + 1``)."""
     cdef Py_ssize_t first, last, i, n = len(blocks), unpriced = 0
     cdef bint priced

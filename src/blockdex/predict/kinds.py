@@ -146,15 +146,9 @@ RAIL_PRICED_SHARE = 0.5
 products on a product page."""
 REVIEW_WORDS = ("review", "rating", "testimonial")
 """Class or id tokens (``Block.attrs``, the element's and its nearest ancestors') of a review,
-inside a token too (``product-reviews``, ``star-rating``)."""
-
-
-def _is_review(attrs: str) -> bool:
-    """Whether ``attrs`` names one of :data:`REVIEW_WORDS`, spelled out: three ``in`` tests cost
-    a seventh of a regular expression's search (a test checks the two agree). The kept blocks
-    are tested in C, each class/id string once a page (``_kinds_c.kept_marks``, the same
-    tests)."""
-    return "review" in attrs or "rating" in attrs or "testimonial" in attrs
+inside a token too (``product-reviews``, ``star-rating``). Searched in C, each class/id string
+once a page (``_kinds_c.kept_marks``: three ``in`` tests, a seventh of a regular expression's
+search; a test checks them against these words)."""
 
 
 def page_kind_rules(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
@@ -245,11 +239,10 @@ def _priced_rails(page: Page, kept: list[int]) -> list[int]:
 def _product_without_reviews(page: Page, probs: np.ndarray) -> np.ndarray:
     """The blocks with readable text outside reviews that score at least
     :data:`REVIEWS_ONLY_SHARE` of the best of them."""
-    others = np.fromiter(
-        (not _is_review(b.attrs) and readable(b.text) for b in page.blocks),
-        bool,
-        len(page.blocks),
-    )
+    blocks = page.blocks
+    reviews = compiled.kept_marks(page_ids(page), list(range(len(blocks))), compiled.REVIEWS)[1]
+    others = np.fromiter((readable(b.text) for b in blocks), bool, len(blocks))
+    others[reviews] = False
     if not others.any():
         return others
     return others & (probs >= REVIEWS_ONLY_SHARE * float(probs[others].max()))
