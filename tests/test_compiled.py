@@ -238,6 +238,27 @@ def test_probe_words_are_the_stripped_tokens_long_enough(text: str, min_len: int
     assert _clean_c.probe_words(lower, min_len, strip) == expected
 
 
+_PROBE_ALPHABET = "abcdé\u0100\u2603\U0001f600 "
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(st.text(alphabet=_PROBE_ALPHABET, max_size=7), min_size=1, max_size=80),
+    st.text(alphabet=_PROBE_ALPHABET, max_size=400),
+    st.floats(min_value=0.0, max_value=1.2),
+    st.integers(min_value=0, max_value=3),
+)
+def test_share_found_counts_each_word_found_as_in_does(
+    words: list[str], text: str, share: float, planted: int
+) -> None:
+    """The probe words found in one pass (some planted in the text, some repeated, more than a
+    pass's 64 distinct ones, some shorter than its four characters) reach the share exactly
+    when ``in`` finds that many: the oracle is the word-by-word search it replaces."""
+    text = text + " ".join(words[:planted])
+    found = sum(w in text for w in words)
+    assert _clean_c.share_found(words, text, share) == (found / len(words) >= share)
+
+
 _TOKEN_RE = re.compile(WORD_PATTERN + "|[^\\w\\s]")  # a word, one CJK character or a mark
 
 

@@ -9,13 +9,19 @@
 * :func:`interface_candidates` — the elements ``clean.drop_interface`` may drop (hover cards,
   permalink anchors), as :class:`UiNode`\ s, read like selectolax's nodes by its rules.
 * :func:`probe_words` — the words of a rescued fragment the cleaner looks for on the page.
+* :func:`share_found` — whether enough of those words stand in the page's text, found in one
+  pass over it.
 """
 
 cimport cython
 from libc.stdint cimport uintptr_t
 from libc.stdlib cimport free, realloc
 from libc.string cimport memchr, memcpy
-from cpython.unicode cimport PyUnicode_DATA, PyUnicode_KIND, PyUnicode_READ
+from libc.stdint cimport uint64_t
+from cpython.unicode cimport (
+    PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH,
+    PyUnicode_KIND, PyUnicode_READ,
+)
 from blockdex._lexbor_c cimport (
     NODE_ELEMENT, NODE_TEXT, _TagKinds, _after, _all_needles, _ascii_ieq, _attr, _attr_first,
     _attr_next, _attr_qname, _attr_value, _decode, _deep_text, _find_attr, _following,
@@ -67,6 +73,129 @@ def probe_words(str text, Py_ssize_t min_len, str strip):
         if b - a >= min_len:
             out.append(text[a:b])
     return out
+
+
+ctypedef fused _text_t:
+    unsigned char
+    unsigned short
+    unsigned int
+
+cdef enum:
+    GRAM = 4  # the words of at least this many characters are found by their first GRAM
+    GRAM_BITS = 10  # bd_gram_hash's buckets: 1 << GRAM_BITS
+    BATCH = 64  # words found in one pass (one bit each)
+
+
+cdef extern from *:
+    """
+    /* a place's first four characters (code points) to one of 1 << 10 buckets */
+    static inline unsigned int bd_gram_hash(unsigned int a, unsigned int b, unsigned int c,
+                                            unsigned int d) {
+        return ((a * 2654435761u) ^ (b * 40503u) ^ (c * 2246822519u) ^ (d * 3266489917u)) >> 22;
+    }
+    """
+    unsigned int _gram_hash "bd_gram_hash" (unsigned int a, unsigned int b, unsigned int c,
+                                             unsigned int d) noexcept nogil
+    int __builtin_ctzll(unsigned long long x) nogil
+
+
+cdef Py_ssize_t _find_batch(
+    const _text_t *text, Py_ssize_t n, list words, Py_ssize_t *times, Py_ssize_t enough,
+) noexcept:
+    """How many of ``words`` (at most BATCH, each GRAM characters or more, ``times[k]`` the
+    times word ``k`` counts) occur in ``text``, counted until ``enough``: one pass over the text,
+    each place's first GRAM characters looked up among the words' first GRAM, a word compared
+    whole where they match."""
+    cdef uint64_t table[1 << GRAM_BITS]
+    cdef uint64_t left = 0, m
+    cdef Py_ssize_t k, i, j, hits = 0, shortest = n + 1
+    cdef Py_ssize_t length[BATCH]
+    cdef int kinds[BATCH]
+    cdef void *datas[BATCH]
+    cdef int bit
+    cdef object w
+    for k in range(1 << GRAM_BITS):
+        table[k] = 0
+    for k in range(len(words)):
+        w = words[k]
+        kinds[k] = PyUnicode_KIND(w)
+        datas[k] = PyUnicode_DATA(w)
+        length[k] = PyUnicode_GET_LENGTH(w)
+        if length[k] < shortest:
+            shortest = length[k]
+        table[_gram_hash(
+            <unsigned int> PyUnicode_READ(kinds[k], datas[k], 0),
+            <unsigned int> PyUnicode_READ(kinds[k], datas[k], 1),
+            <unsigned int> PyUnicode_READ(kinds[k], datas[k], 2),
+            <unsigned int> PyUnicode_READ(kinds[k], datas[k], 3),
+        )] |= (<uint64_t> 1) << k
+        left |= (<uint64_t> 1) << k
+    for i in range(n - shortest + 1):
+        m = table[_gram_hash(text[i], text[i + 1], text[i + 2], text[i + 3])] & left
+        while m:
+            bit = __builtin_ctzll(m)
+            m &= m - 1
+            if i + length[bit] > n:
+                continue
+            for j in range(length[bit]):
+                if <unsigned int> text[i + j] != \
+                        <unsigned int> PyUnicode_READ(kinds[bit], datas[bit], j):
+                    break
+            else:
+                left &= ~((<uint64_t> 1) << bit)
+                hits += times[bit]
+                if hits >= enough or not left:
+                    return hits
+    return hits
+
+
+def share_found(list words, str text, double share):
+    """``sum(w in text for w in words) / len(words) >= share`` for a non-empty list of words:
+    the words shorter than GRAM characters searched one by one, the others in passes of up to
+    BATCH distinct words over the text (``clean._mostly_known``'s probes)."""
+    cdef Py_ssize_t n = len(words), hits = 0, enough
+    cdef Py_ssize_t times[BATCH]
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t length = PyUnicode_GET_LENGTH(text)
+    cdef dict counts = {}
+    cdef list batch
+    # the fewest hits that reach the share, as the share is computed (n + 1: none does)
+    enough = 0
+    while enough <= n and not (<double> enough / <double> n >= share):
+        enough += 1
+    if enough == 0:
+        return True
+    for w in words:
+        counts[w] = counts.get(w, 0) + 1
+    batch = []
+    for w, c in counts.items():
+        if len(<str> w) < GRAM:
+            if w in text:
+                hits += c
+        else:
+            times[len(batch)] = c
+            batch.append(w)
+        if hits >= enough:
+            return True
+        if len(batch) == BATCH:
+            hits += _pass(kind, data, length, batch, times, enough - hits)
+            batch = []
+            if hits >= enough:
+                return True
+    if batch:
+        hits += _pass(kind, data, length, batch, times, enough - hits)
+    return hits >= enough
+
+
+cdef Py_ssize_t _pass(
+    int kind, void *data, Py_ssize_t n, list words, Py_ssize_t *times, Py_ssize_t enough,
+) noexcept:
+    if kind == PyUnicode_1BYTE_KIND:
+        return _find_batch(<const unsigned char *> data, n, words, times, enough)
+    if kind == PyUnicode_2BYTE_KIND:
+        return _find_batch(<const unsigned short *> data, n, words, times, enough)
+    return _find_batch(<const unsigned int *> data, n, words, times, enough)
 
 
 def long_string_literals(str code, Py_ssize_t min_chars):

@@ -9,6 +9,10 @@
 * :func:`count_tokens_upto` — ``segment.count_tokens`` stopped past a limit.
 * :func:`squash` — ``" ".join(s.split())``, the walk's whitespace squashing (texts longer
   than a window: ``segment._squash_ws``).
+* :func:`resolved_url`, :func:`image_source` — ``segment.resolved_url`` and
+  ``segment.image_source``: the walk calls their C cores for each image with the ``<img>``'s
+  attributes read off the node (``src``, then ``data-src``, ``data-lazy-src``,
+  ``data-original``, then the largest ``srcset``/``data-srcset`` candidate).
 """
 
 cimport cython
@@ -100,7 +104,6 @@ cdef tuple _HEADER_ROW = (("row", "header"),)  # segment.HEADER_ROW
 cdef object _C = None  # blockdex.segment's tables, read on first use (it imports this module)
 cdef list _MARKED = [""]  # a run's markup list when markup is off: not None and truthy, as the
 # pieces would be, but never read
-cdef tuple _IMAGE_KEYS = None  # (name, its bytes) of segment.IMAGE_ATTRIBUTES, made once
 cdef Py_ssize_t _SQUASH_WINDOW = 1 << 18  # longer texts: segment._squash_ws (windowed)
 
 cdef inline bint _ascii_space(unsigned char c) noexcept:
@@ -133,6 +136,171 @@ cdef str _escape(str s):
     if "<" in s or ">" in s or "&" in s:
         return _html_lib.escape(s, quote=False)
     return s
+
+
+cdef object _NOT_READ = object()  # an image's base origin not yet worked out
+
+
+cdef bint _plain(str href):
+    """Whether ``urljoin`` leaves ``href``'s path, query and fragment as they are: no space or
+    control character at its ends, no empty query, parameters or fragment to drop (``?#``,
+    ``;?``, ``;#``), no dot segment to resolve, no tab or newline."""
+    cdef Py_ssize_t n = len(href)
+    cdef Py_UCS4 last
+    if n == 0:
+        return False
+    last = href[n - 1]
+    if href[0] <= u" " or last <= u" " or last == u"?" or last == u"#" or last == u";":
+        return False
+    if u"?#" in href or u";?" in href or u";#" in href:
+        return False
+    if u"\t" in href or u"\r" in href or u"\n" in href:
+        return False
+    if u"." not in href:
+        return True
+    path = href.partition(u"#")[0].partition(u"?")[0]
+    if u"/." not in path and not path.startswith(u"."):
+        return True
+    for seg in path.split(u"/"):
+        seg = seg.partition(u";")[0]
+        if seg == u"." or seg == u"..":
+            return False
+    return True
+
+
+cdef str _resolved(str base, str href, list origin):
+    """``urljoin(base, href)`` (raises ValueError as it does), at once for the usual addresses
+    (``urljoin`` takes ~8 µs, a page has dozens of images): an absolute ``http(s)`` one it would
+    give back unchanged, and, against an ``http(s)`` base, one from the host's root (``/a.png``),
+    the scheme's (``//cdn.example/a.png``) or the base's folder (``img/a.png``). ``origin[0]``
+    holds ``segment._origin(base)`` once worked out (``_NOT_READ`` before)."""
+    cdef Py_ssize_t host, cut
+    cdef tuple o
+    c = _consts()
+    if href.startswith((u"http://", u"https://")):
+        host = href.find(u"//") + 2
+        if href[host : host + 1] not in (u"/", u"?", u"#", u"") and _plain(href):
+            return href
+    elif href[:1] == u"/" and _plain(href):
+        if origin[0] is _NOT_READ:
+            origin[0] = c._origin(base)
+        if origin[0] is not None:
+            o = origin[0]
+            if href[1:2] != u"/":
+                return o[1] + href
+            if href[2:3] not in (u"/", u"?", u"#", u""):
+                return f"{o[0]}:{href}"
+    elif href[:1] not in (u"", u"?", u"#") and u"//" not in href:
+        # a scheme (mailto:, data:) names no file: no ':' before the first of '/', '?', '#'
+        cut = len(href)
+        for sep in (u"/", u"?", u"#"):
+            host = href.find(sep, 0, cut)
+            if host >= 0:
+                cut = host
+        if href.find(u":", 0, cut) < 0 and _plain(href):
+            if origin[0] is _NOT_READ:
+                origin[0] = c._origin(base)
+            if origin[0] is not None:
+                return (<tuple> origin[0])[2] + href
+    return c.urljoin(base, href)
+
+
+def resolved_url(str base, str href):
+    """``blockdex.segment.resolved_url``: :func:`_resolved`."""
+    return _resolved(base, href, [_NOT_READ])
+
+
+cdef inline str _stripped(object value):
+    """``(value or "").strip()`` of an attribute's value (None when absent)."""
+    return (<str> value).strip() if value else u""
+
+
+cdef bint _placeholder(str src):
+    """Whether ``src`` is a placeholder image's address: ``segment._PLACEHOLDER_RE`` finds it
+    (``data:`` at the start, or one of ``segment._PLACEHOLDER_WORDS`` case-blind). An ASCII
+    address (nearly all) is tested on its lower-cased text; others (where case folding has
+    Unicode cases such as the Kelvin sign) by the expression."""
+    if not src.isascii():
+        return _consts()._PLACEHOLDER_RE.search(src) is not None
+    low = src.lower()
+    return (
+        low.startswith(u"data:")
+        or u"blank." in low
+        or u"spacer." in low
+        or u"pixel." in low
+        or u"placeholder" in low
+        or u"transparent." in low
+    )
+
+
+def placeholder(str src):
+    """:func:`_placeholder` (for the tests)."""
+    return _placeholder(src)
+
+
+cdef object _image_source(
+    object width, object height, object src, tuple lazy, object srcset, object data_srcset,
+    list sources, str base, list origin,
+):
+    """The address an image shows (``blockdex.segment.image_source``, whose arguments are the
+    ``<img>``'s attributes of those names, None when absent; ``lazy`` the values of
+    ``data-src``, ``data-lazy-src``, ``data-original`` in order)."""
+    cdef str found
+    w = _stripped(width)
+    if w == u"0" or w == u"1":
+        w = _stripped(height)
+        if w == u"0" or w == u"1":
+            return None
+    found = _stripped(src)
+    if not found or _placeholder(found):
+        found = u""
+        for value in lazy:
+            if value:
+                w = (<str> value).strip()
+                if w:
+                    found = w
+                    break
+        if found.startswith(u"data:"):
+            found = u""
+    if not found:
+        found = _consts()._largest_candidate(srcset if srcset else data_srcset)
+    if not found:
+        for value in sources:
+            w = _consts()._largest_candidate(value)
+            if w:
+                found = w
+                break
+    if found and base and not found.startswith(u"data:"):
+        try:
+            found = _resolved(base, found, origin)
+        except ValueError:
+            pass
+    return found
+
+
+def image_source(attrs, list sources, str base):
+    """``blockdex.segment.image_source``: :func:`_image_source` of an attribute mapping."""
+    return _image_source(
+        attrs.get("width"), attrs.get("height"), attrs.get("src"),
+        (attrs.get("data-src"), attrs.get("data-lazy-src"), attrs.get("data-original")),
+        attrs.get("srcset"), attrs.get("data-srcset"), sources, base, [_NOT_READ],
+    )
+
+
+cdef tuple _image_attributes(str src, str caption, bint from_figure, object width):
+    """An image block's attributes: its address, its caption as ``alt``, ``("caption",
+    "figcaption")`` when the caption is its figure's ``<figcaption>`` (absorbed: no block of its
+    own), which Markdown keeps when it leaves images out (``SegmentConfig.images``), and the
+    ``width`` it declares in pixels, when it does (of an image's variants, the writers keep the
+    largest: ``blockdex.assemble.image_variants``)."""
+    cdef tuple out = ((u"src", src), (u"alt", caption))
+    cdef str w
+    if from_figure:
+        out += ((u"caption", u"figcaption"),)
+    w = _stripped(width)
+    if w.isdigit() and w.isascii():
+        out += ((u"width", w),)
+    return out
 
 
 cdef str _own_attr_tokens(bd_node *node):
@@ -388,7 +556,7 @@ cdef class _CWalker:
     cdef int max_language_levels
     cdef str break_mark  # segment.BREAK_MARK
     cdef frozenset heading_tags
-    cdef tuple image_keys  # (name, its bytes) of segment.IMAGE_ATTRIBUTES
+    cdef list origin  # [segment._origin(base)] once an image needs it ([_NOT_READ] before)
     cdef bint markup  # SegmentConfig.markup
     cdef str link_base, base
 
@@ -399,10 +567,7 @@ cdef class _CWalker:
         self.markup = cfg.markup
         self.link_base = base if cfg.links else None
         self.link_open = c.link_open
-        global _IMAGE_KEYS
-        if _IMAGE_KEYS is None:
-            _IMAGE_KEYS = tuple((k, k.encode()) for k in c.IMAGE_ATTRIBUTES)
-        self.image_keys = _IMAGE_KEYS
+        self.origin = [_NOT_READ]
         _load_block_offsets(block_cls)
         self.block_cls = block_cls
         self.deadline = deadline
@@ -629,7 +794,6 @@ cdef class _CWalker:
         if not caption:
             return
         caption = _squash(caption)[: self.max_caption_chars]  # caption is stripped
-        c = _consts()
         sources = []
         up = node.parent
         if up != NULL and self.tag_of(up) == "picture":
@@ -638,8 +802,14 @@ cdef class _CWalker:
                 if sib.type == NODE_ELEMENT and self.tag_of(sib) == "source":
                     sources.append(_attr(sib, b"srcset") or _attr(sib, b"data-srcset") or "")
                 sib = sib.next
-        attrs = {k: _attr(node, b) for k, b in self.image_keys}
-        src = c.image_source(attrs, sources, self.base)
+        width = _attr(node, b"width")
+        src = _image_source(
+            width, _attr(node, b"height"), _attr(node, b"src"),
+            (_attr(node, b"data-src"), _attr(node, b"data-lazy-src"),
+             _attr(node, b"data-original")),
+            _attr(node, b"srcset"), _attr(node, b"data-srcset"), sources, self.base,
+            self.origin,
+        )
         if src is None:
             return
         parent = self.frames[-1]
@@ -659,7 +829,7 @@ cdef class _CWalker:
                 self.depth + 1,
                 len(caption) if self.link_depth else 0,
                 1 if self.link_depth else 0,
-                c._image_attributes(src, caption, from_figure, attrs.get("width")),
+                _image_attributes(src, caption, from_figure, width),
                 self.source,
                 _tail_plus(parent.scope, 1 - self.max_path_levels, node_id),
                 _tail_plus(

@@ -369,21 +369,16 @@ def _probe_words(text: str, min_len: int) -> list[str]:
 
 def _mostly_known(words: list[str], visible: str, probes: int, share: float) -> bool:
     """Whether at least ``share`` of evenly spaced probe words (at most ``probes``) occur in
-    ``visible`` (lower-cased page text). The count stops as soon as the answer is certain:
-    each word missing from the page costs a search through all of it."""
+    ``visible`` (lower-cased page text), found in one pass over it (``_clean_c.share_found``;
+    searching word by word, each word missing from the page cost a search through all of
+    it)."""
     if not words:
         return share <= 1.0  # no words: all known
     n = min(probes, len(words))
     step = len(words) / n
-    hits = 0
-    for k in range(n):
-        if words[int(k * step)] in visible:
-            hits += 1
-            if hits / n >= share:
-                return True
-        elif (hits + n - 1 - k) / n < share:
-            return False
-    return hits / n >= share
+    return compiled.share_found(  # type: ignore[no-any-return]
+        [words[int(k * step)] for k in range(n)], visible, share
+    )
 
 
 def script_candidates(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> list[str]:

@@ -220,29 +220,6 @@ _SPAN_RE = re.compile(r"[ \t\n\f\r]*([0-9]{1,6})")  # HTML's whitespace and digi
 
 
 _UNFOLLOWABLE = ("javascript:", "vbscript:", "data:")
-_JOIN_CHANGES = ("?#", ";?", ";#")
-_NO_HOST = ("/", "?", "#", "")
-_SEGMENT_END_RE = re.compile("[/?#]")
-"""What may follow ``//`` in an address that then names no host."""
-"""What ``urljoin`` drops from an absolute address (an empty query, parameters or fragment)."""
-
-
-def _plain(href: str) -> bool:
-    """Whether ``urljoin`` leaves ``href``'s path, query and fragment as they are: no space or
-    control character at its ends, no empty query, parameters or fragment to drop (what
-    :data:`_JOIN_CHANGES` names), no dot segment to resolve, no tab or newline."""
-    if not href or href[0] <= " " or href[-1] <= " " or href[-1] in "?#;":
-        return False
-    if "?#" in href or ";?" in href or ";#" in href:  # _JOIN_CHANGES, tested one by one: fast
-        return False
-    if "\t" in href or "\r" in href or "\n" in href:
-        return False
-    if "." not in href:
-        return True
-    path = href.partition("#")[0].partition("?")[0]
-    return ("/." not in path and not path.startswith(".")) or not any(
-        seg.partition(";")[0] in (".", "..") for seg in path.split("/")
-    )
 
 
 @functools.lru_cache(maxsize=16)
@@ -260,30 +237,13 @@ def resolved_url(base: str, href: str) -> str:
     """``urljoin(base, href)`` (raises ValueError as it does), at once for the usual addresses
     (``urljoin`` takes ~8 µs, a page has dozens of images): an absolute ``http(s)`` one it would
     give back unchanged, and, against an ``http(s)`` base, one from the host's root (``/a.png``),
-    the scheme's (``//cdn.example/a.png``) or the base's folder (``img/a.png``). Checked equal to ``urljoin`` on the 1.8 million
-    addresses of the shared pages against three bases, and on 2.3 million random ones
-    (``tests/test_segment.py`` draws more)."""
-    if href.startswith(("http://", "https://")):
-        host = href.find("//") + 2
-        if href[host : host + 1] not in _NO_HOST and _plain(href):
-            return href
-    elif href[:1] == "/" and _plain(href):
-        origin = _origin(base)
-        if origin is not None:
-            if href[1:2] != "/":
-                return origin[1] + href
-            if href[2:3] not in _NO_HOST:
-                return f"{origin[0]}:{href}"
-    elif (
-        href[:1] not in ("", "?", "#")
-        and ":" not in _SEGMENT_END_RE.split(href, 1)[0]  # a scheme (mailto:, data:) names no file
-        and "//" not in href
-        and _plain(href)
-    ):
-        origin = _origin(base)
-        if origin is not None:
-            return origin[2] + href
-    return urljoin(base, href)
+    the scheme's (``//cdn.example/a.png``) or the base's folder (``img/a.png``), when the
+    address has nothing for ``urljoin`` to change (no space or control character at its ends,
+    no empty query, parameters or fragment, no dot segment, no tab or newline). In C
+    (``_segment_c.resolved_url``), which the walk calls for each image too. Checked equal to
+    ``urljoin`` on the 1.8 million addresses of the shared pages against three bases, and on 2.3
+    million random ones (``tests/test_segment.py`` draws more)."""
+    return compiled.resolved_url(base, href)  # type: ignore[no-any-return]
 
 
 def link_open(href: str | None, base: str) -> str | None:
@@ -302,43 +262,13 @@ def link_open(href: str | None, base: str) -> str | None:
     return f'<a href="{html_lib.escape(url, quote=True)}">'
 
 
-IMAGE_ATTRIBUTES = (
-    "src",
-    "data-src",
-    "data-lazy-src",
-    "data-original",
-    "srcset",
-    "data-srcset",
-    "width",
-    "height",
-)
-"""What :func:`image_source` reads of an ``<img>``."""
-_LAZY_SRC = ("data-src", "data-lazy-src", "data-original")
 _PLACEHOLDER_WORDS = ("blank.", "spacer.", "pixel.", "placeholder", "transparent.")
 """What a placeholder image's address holds (a ``data:`` address is one too)."""
 _PLACEHOLDER_RE = re.compile(
     "(?:^data:|" + "|".join(map(re.escape, _PLACEHOLDER_WORDS)) + ")", re.I
 )
-
-
-def _placeholder(src: str) -> bool:
-    """Whether ``src`` is a placeholder: ``_PLACEHOLDER_RE`` finds it. An ASCII address (nearly
-    all) is tested on its lower-cased text, 6x faster than the case-blind search; others (where
-    case folding has Unicode cases such as the Kelvin sign) by the expression. The words are
-    spelled out: five ``in`` tests cost under half of ``any`` over a generator (0.21 against
-    0.47 µs an address), once an image (a
-    test checks they are :data:`_PLACEHOLDER_WORDS`)."""
-    if not src.isascii():
-        return _PLACEHOLDER_RE.search(src) is not None
-    low = src.lower()
-    return (
-        low.startswith("data:")
-        or "blank." in low
-        or "spacer." in low
-        or "pixel." in low
-        or "placeholder" in low
-        or "transparent." in low
-    )
+"""A placeholder's address, as the compiled walk tests it for an address past ASCII (an ASCII
+one is tested on its lower-cased text for ``data:`` and the words)."""
 
 
 def _largest_candidate(srcset: str | None) -> str:
@@ -364,42 +294,9 @@ def image_source(attrs: dict[str, str | None], sources: list[str], base: str) ->
     lazy-loading attributes (``data-src``, ``data-lazy-src``, ``data-original``), else the
     largest ``srcset`` candidate (the image's, then its ``<picture>``'s ``<source>``\\ s:
     ``sources``). '' when it has none; None for a tracking pixel (1×1 or 0×0), which is not
-    an image a reader sees."""
-    if (attrs.get("width") or "").strip() in ("0", "1") and (attrs.get("height") or "").strip() in (
-        "0",
-        "1",
-    ):
-        return None
-    src = (attrs.get("src") or "").strip()
-    if not src or _placeholder(src):
-        src = next((v.strip() for k in _LAZY_SRC if (v := attrs.get(k)) and v.strip()), "")
-        if src.startswith("data:"):
-            src = ""
-    if not src:
-        src = _largest_candidate(attrs.get("srcset") or attrs.get("data-srcset"))
-    if not src:
-        src = next((c for c in map(_largest_candidate, sources) if c), "")
-    if src and base and not src.startswith("data:"):
-        with contextlib.suppress(ValueError):
-            src = resolved_url(base, src)
-    return src
-
-
-def _image_attributes(
-    src: str, caption: str, from_figure: bool, width: str | None = None
-) -> tuple[tuple[str, str], ...]:
-    """An image block's attributes: its address, its caption as ``alt``, ``("caption",
-    "figcaption")`` when the caption is its figure's ``<figcaption>`` (absorbed: no block of its
-    own), which Markdown keeps when it leaves images out (:attr:`SegmentConfig.images`), and the
-    ``width`` it declares in pixels, when it does (of an image's variants, the writers keep the
-    largest: :func:`blockdex.assemble.image_variants`). The compiled walk calls this."""
-    out: tuple[tuple[str, str], ...] = (("src", src), ("alt", caption))
-    if from_figure:
-        out += (("caption", "figcaption"),)
-    width = (width or "").strip()
-    if width.isdigit() and width.isascii():
-        out += (("width", width),)
-    return out
+    an image a reader sees. In C (``_segment_c.image_source``): the walk reads the ``<img>``'s
+    attributes itself."""
+    return compiled.image_source(attrs, sources, base)  # type: ignore[no-any-return]
 
 
 def cell_span(value: str | None) -> int:

@@ -625,7 +625,6 @@ REGEX_PROBES: tuple[tuple[str, str, str, Callable[[], str | bytes]], ...] = (
     ("segment", "_LANG_CLASS_RE", "search", lambda: " brush:" + " " * 500_000 + "!"),
     ("segment", "_LANG_NAME_RE", "fullmatch", lambda: "a" * 500_000),
     ("segment", "_BREAK_RUN_RE", "findall", lambda: "\n" * 500_000 + "x"),
-    ("segment", "_SEGMENT_END_RE", "split", lambda: "a" * 500_000 + "/?#" * 100_000),
     ("assemble", "_SIZE_MARK_RE", "findall", lambda: "1x" * 300_000),
     ("assemble", "_SIZE_MARK_RE", "findall", lambda: "thumbnai" * 100_000),
     ("assemble", "_SIZE_HINT_RE", "findall", lambda: "?w=" * 200_000 + "1" * 100_000),
