@@ -15,6 +15,7 @@ import importlib
 import re
 import subprocess
 import sys
+from collections import Counter
 from itertools import accumulate, pairwise
 from pathlib import Path
 
@@ -44,6 +45,7 @@ from blockdex import (  # noqa: E402
     _items_c,
     _parse_c,
     _segment_c,
+    _units_c,
 )
 
 # -- the extensions are required ----------------------------------------------------------------
@@ -236,6 +238,17 @@ def test_probe_words_are_the_stripped_tokens_long_enough(text: str, min_len: int
         w for t in lower.split() if len(t) >= min_len and len(w := t.strip(strip)) >= min_len
     ]
     assert _clean_c.probe_words(lower, min_len, strip) == expected
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet="ab_1 é\u0130\u017fK\u212a\u2603\U0001f600.-\u0660\u00b2", max_size=300))
+def test_word_runs_are_what_the_pattern_finds(text: str) -> None:
+    """The runs of two or more word characters, listed in order and counted in the order they
+    first stand in the text: the oracle is ``\\w{2,}`` with ``findall`` and ``Counter``."""
+    want = re.findall(r"\w{2,}", text)
+    assert _units_c.word_runs(text) == want
+    counts = _units_c.word_runs(text, Counter())
+    assert list(counts.items()) == list(Counter(want).items())
 
 
 _PROBE_ALPHABET = "abcdé\u0100\u2603\U0001f600 "

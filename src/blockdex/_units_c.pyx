@@ -15,15 +15,18 @@
   headlines, titles and parents.
 * :func:`title_words_held` — how many of the title's words ``units._holds_title_share`` finds
   standing in the kept texts.
+* :func:`word_runs` — the words ``units.content_words`` and ``units.content_counts`` read:
+  the runs of two or more word characters, listed or counted.
 """
 
 cimport cython
 from cpython cimport array
 from cpython.unicode cimport (
-    PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ, PyUnicode_READ_CHAR,
+    PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH,
+    PyUnicode_KIND, PyUnicode_READ, PyUnicode_READ_CHAR,
 )
 from libc.stdint cimport uint64_t, uintptr_t
-from libc.stdlib cimport free, realloc
+from libc.stdlib cimport calloc, free, realloc
 from blockdex._common_c cimport _alloc, _block_off, _blocks_of_class, _field, _tuple_of
 from blockdex._lexbor_c cimport (
     NODE_ELEMENT, NODE_TEXT, _TagKinds, _ascii_ieq, _attr, _attr_first, _attr_next, _attr_qname,
@@ -845,3 +848,123 @@ def title_words_held(list texts, tuple title_words, Py_ssize_t enough):
         if found >= enough:
             break
     return found
+
+
+ctypedef fused _uchar_t:
+    unsigned char
+    unsigned short
+    unsigned int
+
+
+cdef struct _RunSlot:
+    uint64_t hash
+    Py_ssize_t start, length, count
+
+
+cdef unsigned char _ascii_word[128]  # _is_word_char of the ASCII characters
+for _c in range(128):
+    _ascii_word[_c] = _c == 95 or Py_UNICODE_ISALNUM(_c)
+
+
+cdef inline bint _is_word_char(Py_UCS4 c) noexcept:
+    """A word character as ``\\w`` reads one: a letter or digit by ``str.isalnum``, or ``_``."""
+    if c < 128:
+        return _ascii_word[c]
+    return Py_UNICODE_ISALNUM(c)
+
+
+cdef object _word_runs(const _uchar_t *d, Py_ssize_t n, str text, object counts):
+    cdef Py_ssize_t i = 0, start, k, cap = 0, used = 0, n_first = 0, j, m
+    cdef uint64_t h, mask = 0
+    cdef _RunSlot *table = NULL
+    cdef _RunSlot *grown
+    cdef _RunSlot *slot
+    cdef Py_ssize_t *firsts = NULL
+    cdef list out = [] if counts is None else None
+    cdef bint same
+    try:
+        while i < n:
+            if not _is_word_char(d[i]):
+                i += 1
+                continue
+            start = i
+            h = 14695981039346656037ULL
+            while i < n and _is_word_char(d[i]):
+                h = (h ^ <uint64_t> d[i]) * 1099511628211ULL
+                i += 1
+            if i - start < 2:
+                continue
+            if out is not None:
+                out.append(text[start:i])
+                continue
+            if 2 * (used + 1) > cap:  # keep the table at most half full
+                k = cap * 2 if cap else 256
+                grown = <_RunSlot *> calloc(k, sizeof(_RunSlot))
+                if grown == NULL:
+                    raise MemoryError()
+                for j in range(cap):
+                    if table[j].length:
+                        m = table[j].hash & (k - 1)
+                        while grown[m].length:
+                            m = (m + 1) & (k - 1)
+                        grown[m] = table[j]
+                free(table)
+                table = grown
+                cap = k
+                mask = k - 1
+                firsts = <Py_ssize_t *> _grow(firsts, cap * sizeof(Py_ssize_t))
+            m = h & mask
+            while True:
+                slot = &table[m]
+                if not slot.length:
+                    slot.hash = h
+                    slot.start = start
+                    slot.length = i - start
+                    slot.count = 1
+                    firsts[n_first] = start
+                    n_first += 1
+                    used += 1
+                    break
+                if slot.hash == h and slot.length == i - start:
+                    same = True
+                    for j in range(slot.length):
+                        if d[slot.start + j] != d[start + j]:
+                            same = False
+                            break
+                    if same:
+                        slot.count += 1
+                        break
+                m = (m + 1) & mask
+        if out is not None:
+            return out
+        # the words in the order they first stand in the text, as Counter(list) inserts them
+        for k in range(n_first):
+            start = firsts[k]
+            i = start
+            h = 14695981039346656037ULL
+            while i < n and _is_word_char(d[i]):
+                h = (h ^ <uint64_t> d[i]) * 1099511628211ULL
+                i += 1
+            m = h & mask
+            while table[m].start != start or not table[m].length:
+                m = (m + 1) & mask
+            counts[text[start:i]] = table[m].count
+        return counts
+    finally:
+        free(table)
+        free(firsts)
+
+
+def word_runs(str text, counts=None):
+    """The runs of two or more word characters of ``text`` (what ``\\w{2,}`` finds: a letter
+    or digit by ``str.isalnum``, or ``_``), in order, as a list; with ``counts`` (an empty
+    ``Counter``), each distinct run's count put in it, in the order the runs first stand in
+    the text (as ``Counter`` of the list would), each distinct run made into a string once."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text)
+    if kind == PyUnicode_1BYTE_KIND:
+        return _word_runs(<const unsigned char *> data, n, text, counts)
+    if kind == PyUnicode_2BYTE_KIND:
+        return _word_runs(<const unsigned short *> data, n, text, counts)
+    return _word_runs(<const unsigned int *> data, n, text, counts)

@@ -39,6 +39,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -509,33 +510,54 @@ def _block_sums(blocks: Sequence[Block], cfg: PageTypeConfig) -> _BlockSums:
 
 
 def _item_columns(
-    page: Page, char_ends: Sequence[int], priced: set[int], cfg: PageTypeConfig
+    page: Page, char_ends: Sequence[int], priced: Sequence[int], cfg: PageTypeConfig
 ) -> list[float]:
     """The page's item lists: the biggest one's share of the text, its size, words per item and
-    share of items with a price; how many lists hold a real share; the share of all items; the
-    biggest list of cards (items of several blocks each: a title, a text, a price)."""
+    share of items with a price (``priced``: the positions of the blocks with one, ascending);
+    how many lists hold a real share; the share of all items; the biggest list of cards (items
+    of several blocks each: a title, a text, a price)."""
     total = char_ends[-1] or 1
     best = (0.0, 0, 0.0, 0.0)
     cards = (0.0, 0)
     n_lists = 0
-    covered = bytearray(len(char_ends) - 1)
+    spans: list[tuple[int, int]] = []
     for lst, items in cut_lists(page):
         chars = sum(char_ends[e + 1] - char_ends[s] for s, e in items)
         share = chars / total
         n_lists += share >= cfg.min_list_share
-        for s, e in items:
-            covered[s : e + 1] = b"\x01" * (e + 1 - s)
+        spans += items
         if share > best[0]:
-            priced_items = sum(any(i in priced for i in range(s, e + 1)) for s, e in items)
+            # an item holds a price when the first priced block at or after its start is in it
+            priced_items = 0
+            for s, e in items:
+                k = bisect_left(priced, s)
+                priced_items += k < len(priced) and priced[k] <= e
             with_price = priced_items / len(items)
             best = (share, len(items), lst.words / len(lst.items), with_price)
         if share > cards[0] and 2 * sum(s < e for s, e in items) >= len(items):
             cards = (share, len(items))
-    in_items = sum(char_ends[i + 1] - char_ends[i] for i, c in enumerate(covered) if c)
     return [
-        best[0], _log(best[1]), _log(best[2]), best[3], float(n_lists), in_items / total,
-        cards[0], _log(cards[1]),
+        best[0], _log(best[1]), _log(best[2]), best[3], float(n_lists),
+        _covered_chars(spans, char_ends) / total, cards[0], _log(cards[1]),
     ]  # fmt: skip
+
+
+def _covered_chars(spans: list[tuple[int, int]], char_ends: Sequence[int]) -> int:
+    """The characters of the blocks inside any of ``spans`` (first and last block positions),
+    each block counted once: the spans merged where they meet or overlap."""
+    out = 0
+    end = -1  # the last block of the merged span being read
+    start = 0
+    for s, e in sorted(spans):
+        if s > end + 1:
+            if end >= 0:
+                out += char_ends[end + 1] - char_ends[start]
+            start, end = s, e
+        elif e > end:
+            end = e
+    if end >= 0:
+        out += char_ends[end + 1] - char_ends[start]
+    return out
 
 
 def page_type_features(page: Page, cfg: PageTypeConfig = DEFAULT_PAGE_TYPE) -> np.ndarray:
@@ -579,7 +601,7 @@ def page_type_features(page: Page, cfg: PageTypeConfig = DEFAULT_PAGE_TYPE) -> n
     ]
     cols += [c / total_words for c in sums.pronouns]
     cols += [w / total_words for w in sums.tag_words]
-    cols += _item_columns(page, char_ends, set(sums.priced), cfg)
+    cols += _item_columns(page, char_ends, sums.priced, cfg)
     cols += _class_columns(blocks)
     cols += [_log(c) for c in sums.labels]
     unit = page.primary_unit if n else None

@@ -566,19 +566,20 @@ class StoryConfig:
 
 
 DEFAULT_STORIES = StoryConfig()
-_CONTENT_WORD_RE = re.compile(r"\w{2,}")
 
 
 def content_words(text: str) -> list[str]:
-    """Lower-cased words of two or more characters that are neither stop words nor numbers."""
+    """Lower-cased words of two or more characters that are neither stop words nor numbers (a
+    word: a run of letters, digits and ``_``, as ``\\w{2,}`` finds them; in C:
+    ``_units_c.word_runs``)."""
     stop = _stop_words()
-    return [w for w in _CONTENT_WORD_RE.findall(text.lower()) if w not in stop and not w.isdigit()]
+    return [w for w in compiled.word_runs(text.lower()) if w not in stop and not w.isdigit()]
 
 
 def content_counts(text: str) -> Counter[str]:
-    """:func:`content_words` counted (the words are counted first and the stop words and
-    numbers taken out of the distinct ones: a long text costs one pass)."""
-    counts = Counter(_CONTENT_WORD_RE.findall(text.lower()))
+    """:func:`content_words` counted (the words are counted first, in C, each distinct one made
+    into a string once, and the stop words and numbers taken out of the distinct ones)."""
+    counts: Counter[str] = compiled.word_runs(text.lower(), Counter())
     stop = _stop_words()
     for w in [w for w in counts if w in stop or w.isdigit()]:
         del counts[w]
