@@ -9,19 +9,19 @@
 * :func:`interface_candidates` — the elements ``clean.drop_interface`` may drop (hover cards,
   permalink anchors), as :class:`UiNode`\ s, read like selectolax's nodes by its rules.
 * :func:`probe_words` — the words of a rescued fragment the cleaner looks for on the page.
-* :func:`share_found` — whether enough of those words stand in the page's text, found in one
-  pass over it.
+* :func:`words_found` — how many of those words stand in the page's text, found in one pass
+  over it.
 """
 
 cimport cython
-from libc.stdint cimport uintptr_t
+from libc.stdint cimport uint64_t, uintptr_t
 from libc.stdlib cimport free, realloc
 from libc.string cimport memchr, memcpy
-from libc.stdint cimport uint64_t
 from cpython.unicode cimport (
     PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH,
     PyUnicode_KIND, PyUnicode_READ,
 )
+from blockdex._common_c cimport _char_t
 from blockdex._lexbor_c cimport (
     NODE_ELEMENT, NODE_TEXT, _TagKinds, _after, _all_needles, _ascii_ieq, _attr, _attr_first,
     _attr_next, _attr_qname, _attr_value, _decode, _deep_text, _find_attr, _following,
@@ -75,11 +75,6 @@ def probe_words(str text, Py_ssize_t min_len, str strip):
     return out
 
 
-ctypedef fused _text_t:
-    unsigned char
-    unsigned short
-    unsigned int
-
 cdef enum:
     GRAM = 4  # the words of at least this many characters are found by their first GRAM
     GRAM_BITS = 10  # bd_gram_hash's buckets: 1 << GRAM_BITS
@@ -100,7 +95,7 @@ cdef extern from *:
 
 
 cdef Py_ssize_t _find_batch(
-    const _text_t *text, Py_ssize_t n, list words, Py_ssize_t *times, Py_ssize_t enough,
+    const _char_t *text, Py_ssize_t n, list words, Py_ssize_t *times, Py_ssize_t enough,
 ) noexcept:
     """How many of ``words`` (at most BATCH, each GRAM characters or more, ``times[k]`` the
     times word ``k`` counts) occur in ``text``, counted until ``enough``: one pass over the text,
@@ -149,26 +144,22 @@ cdef Py_ssize_t _find_batch(
     return hits
 
 
-def share_found(list words, str text, double share):
-    """``sum(w in text for w in words) / len(words) >= share`` for a non-empty list of words:
-    the words shorter than GRAM characters searched one by one, the others in passes of up to
-    BATCH distinct words over the text (``clean._mostly_known``'s probes)."""
-    cdef Py_ssize_t n = len(words), hits = 0, enough
+def words_found(list words, str text, Py_ssize_t enough):
+    """How many of ``words`` occur in ``text`` (a word listed twice counts twice), counted until
+    ``enough`` are found (then at least ``enough``; 0 when ``enough`` is 0 or less): the words
+    shorter than GRAM characters searched one by one, the others in passes of up to BATCH
+    distinct words over the text (``clean._mostly_known``'s probes)."""
+    cdef Py_ssize_t hits = 0
     cdef Py_ssize_t times[BATCH]
     cdef int kind = PyUnicode_KIND(text)
     cdef void *data = PyUnicode_DATA(text)
     cdef Py_ssize_t length = PyUnicode_GET_LENGTH(text)
     cdef dict counts = {}
-    cdef list batch
-    # the fewest hits that reach the share, as the share is computed (n + 1: none does)
-    enough = 0
-    while enough <= n and not (<double> enough / <double> n >= share):
-        enough += 1
-    if enough == 0:
-        return True
+    cdef list batch = []
+    if enough <= 0:
+        return 0
     for w in words:
         counts[w] = counts.get(w, 0) + 1
-    batch = []
     for w, c in counts.items():
         if len(<str> w) < GRAM:
             if w in text:
@@ -176,16 +167,14 @@ def share_found(list words, str text, double share):
         else:
             times[len(batch)] = c
             batch.append(w)
+            if len(batch) == BATCH:
+                hits += _pass(kind, data, length, batch, times, enough - hits)
+                batch = []
         if hits >= enough:
-            return True
-        if len(batch) == BATCH:
-            hits += _pass(kind, data, length, batch, times, enough - hits)
-            batch = []
-            if hits >= enough:
-                return True
+            return hits
     if batch:
         hits += _pass(kind, data, length, batch, times, enough - hits)
-    return hits >= enough
+    return hits
 
 
 cdef Py_ssize_t _pass(
@@ -198,13 +187,13 @@ cdef Py_ssize_t _pass(
     return _find_batch(<const unsigned int *> data, n, words, times, enough)
 
 
-cdef list _literals(const _text_t *d, Py_ssize_t n, Py_ssize_t min_chars):
+cdef list _literals(const _char_t *d, Py_ssize_t n, Py_ssize_t min_chars):
     cdef Py_ssize_t i = 0, start
     cdef const void *q
-    cdef _text_t c
+    cdef _char_t c
     out = []
     while i < n:
-        if sizeof(_text_t) == 1:
+        if sizeof(_char_t) == 1:
             # the next quote, found by memchr (the code, numbers and punctuation between literals)
             q = memchr(<const unsigned char *> d + i, 34, n - i)
             if q == NULL:

@@ -168,6 +168,13 @@ cdef bint _plain(str href):
     return True
 
 
+cdef tuple _origin_of(str base, list origin):
+    """``segment._origin(base)``, worked out on first use and kept in ``origin[0]``."""
+    if origin[0] is _NOT_READ:
+        origin[0] = _consts()._origin(base)
+    return origin[0]
+
+
 cdef str _resolved(str base, str href, list origin):
     """``urljoin(base, href)`` (raises ValueError as it does), at once for the usual addresses
     (``urljoin`` takes ~8 µs, a page has dozens of images): an absolute ``http(s)`` one it would
@@ -176,16 +183,13 @@ cdef str _resolved(str base, str href, list origin):
     holds ``segment._origin(base)`` once worked out (``_NOT_READ`` before)."""
     cdef Py_ssize_t host, cut
     cdef tuple o
-    c = _consts()
     if href.startswith((u"http://", u"https://")):
         host = href.find(u"//") + 2
         if href[host : host + 1] not in (u"/", u"?", u"#", u"") and _plain(href):
             return href
     elif href[:1] == u"/" and _plain(href):
-        if origin[0] is _NOT_READ:
-            origin[0] = c._origin(base)
-        if origin[0] is not None:
-            o = origin[0]
+        o = _origin_of(base, origin)
+        if o is not None:
             if href[1:2] != u"/":
                 return o[1] + href
             if href[2:3] not in (u"/", u"?", u"#", u""):
@@ -198,11 +202,10 @@ cdef str _resolved(str base, str href, list origin):
             if host >= 0:
                 cut = host
         if href.find(u":", 0, cut) < 0 and _plain(href):
-            if origin[0] is _NOT_READ:
-                origin[0] = c._origin(base)
-            if origin[0] is not None:
-                return (<tuple> origin[0])[2] + href
-    return c.urljoin(base, href)
+            o = _origin_of(base, origin)
+            if o is not None:
+                return o[2] + href
+    return _consts().urljoin(base, href)
 
 
 def resolved_url(str base, str href):
@@ -255,11 +258,10 @@ cdef object _image_source(
     if not found or _placeholder(found):
         found = u""
         for value in lazy:
-            if value:
-                w = (<str> value).strip()
-                if w:
-                    found = w
-                    break
+            w = _stripped(value)
+            if w:
+                found = w
+                break
         if found.startswith(u"data:"):
             found = u""
     if not found:

@@ -27,7 +27,9 @@ from cpython.unicode cimport (
 )
 from libc.stdint cimport uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, realloc
-from blockdex._common_c cimport _alloc, _block_off, _blocks_of_class, _field, _tuple_of
+from blockdex._common_c cimport (
+    _alloc, _block_off, _blocks_of_class, _char_t, _field, _tuple_of,
+)
 from blockdex._lexbor_c cimport (
     NODE_ELEMENT, NODE_TEXT, _TagKinds, _ascii_ieq, _attr, _attr_first, _attr_next, _attr_qname,
     _attr_value, _decode, _following, _tag, bd_chardata, bd_node, memmem,
@@ -800,11 +802,21 @@ cdef extern from "Python.h":
                               int direction) except -2
 
 
+cdef unsigned char _ascii_word[128]  # _is_word_char of the ASCII characters
+for _c in range(128):
+    _ascii_word[_c] = _c == 95 or Py_UNICODE_ISALNUM(_c)
+
+
+cdef inline bint _is_word_char(Py_UCS4 c) noexcept:
+    """A word character as ``\\w`` reads one: a letter or digit by ``str.isalnum``, or ``_``."""
+    if c < 128:
+        return _ascii_word[c]
+    return Py_UNICODE_ISALNUM(c)
+
+
 cdef inline bint _word_char(str text, Py_ssize_t i) noexcept:
-    """Whether ``text[i]`` is a word character as the pattern ``\\w`` reads one (a letter or
-    digit by ``str.isalnum``, or ``_``)."""
-    cdef Py_UCS4 c = PyUnicode_READ_CHAR(text, i)
-    return c == 95 or Py_UNICODE_ISALNUM(c)
+    """Whether ``text[i]`` is a word character (:func:`_is_word_char`)."""
+    return _is_word_char(PyUnicode_READ_CHAR(text, i))
 
 
 cdef bint _stands_in(str word, str text) except -1:
@@ -850,36 +862,22 @@ def title_words_held(list texts, tuple title_words, Py_ssize_t enough):
     return found
 
 
-ctypedef fused _uchar_t:
-    unsigned char
-    unsigned short
-    unsigned int
+cdef struct _Run:
+    Py_ssize_t start, length, count  # a distinct run: where it first stands, how often
 
 
 cdef struct _RunSlot:
     uint64_t hash
-    Py_ssize_t start, length, count
+    Py_ssize_t run  # 1 + its run's position in first-seen order (0: an empty slot)
 
 
-cdef unsigned char _ascii_word[128]  # _is_word_char of the ASCII characters
-for _c in range(128):
-    _ascii_word[_c] = _c == 95 or Py_UNICODE_ISALNUM(_c)
-
-
-cdef inline bint _is_word_char(Py_UCS4 c) noexcept:
-    """A word character as ``\\w`` reads one: a letter or digit by ``str.isalnum``, or ``_``."""
-    if c < 128:
-        return _ascii_word[c]
-    return Py_UNICODE_ISALNUM(c)
-
-
-cdef object _word_runs(const _uchar_t *d, Py_ssize_t n, str text, object counts):
-    cdef Py_ssize_t i = 0, start, k, cap = 0, used = 0, n_first = 0, j, m
+cdef object _word_runs(const _char_t *d, Py_ssize_t n, str text, object counts):
+    cdef Py_ssize_t i = 0, start, k, cap = 0, n_runs = 0, j, m
     cdef uint64_t h, mask = 0
     cdef _RunSlot *table = NULL
     cdef _RunSlot *grown
-    cdef _RunSlot *slot
-    cdef Py_ssize_t *firsts = NULL
+    cdef _Run *runs = NULL
+    cdef _Run *r
     cdef list out = [] if counts is None else None
     cdef bint same
     try:
@@ -897,62 +895,53 @@ cdef object _word_runs(const _uchar_t *d, Py_ssize_t n, str text, object counts)
             if out is not None:
                 out.append(text[start:i])
                 continue
-            if 2 * (used + 1) > cap:  # keep the table at most half full
+            if 2 * (n_runs + 1) > cap:  # keep the table at most half full
                 k = cap * 2 if cap else 256
                 grown = <_RunSlot *> calloc(k, sizeof(_RunSlot))
                 if grown == NULL:
                     raise MemoryError()
                 for j in range(cap):
-                    if table[j].length:
+                    if table[j].run:
                         m = table[j].hash & (k - 1)
-                        while grown[m].length:
+                        while grown[m].run:
                             m = (m + 1) & (k - 1)
                         grown[m] = table[j]
                 free(table)
                 table = grown
                 cap = k
                 mask = k - 1
-                firsts = <Py_ssize_t *> _grow(firsts, cap * sizeof(Py_ssize_t))
+                runs = <_Run *> _grow(runs, cap * sizeof(_Run))
             m = h & mask
             while True:
-                slot = &table[m]
-                if not slot.length:
-                    slot.hash = h
-                    slot.start = start
-                    slot.length = i - start
-                    slot.count = 1
-                    firsts[n_first] = start
-                    n_first += 1
-                    used += 1
+                if not table[m].run:
+                    table[m].hash = h
+                    n_runs += 1
+                    table[m].run = n_runs
+                    r = &runs[n_runs - 1]
+                    r.start = start
+                    r.length = i - start
+                    r.count = 1
                     break
-                if slot.hash == h and slot.length == i - start:
+                r = &runs[table[m].run - 1]
+                if table[m].hash == h and r.length == i - start:
                     same = True
-                    for j in range(slot.length):
-                        if d[slot.start + j] != d[start + j]:
+                    for j in range(r.length):
+                        if d[r.start + j] != d[start + j]:
                             same = False
                             break
                     if same:
-                        slot.count += 1
+                        r.count += 1
                         break
                 m = (m + 1) & mask
         if out is not None:
             return out
         # the words in the order they first stand in the text, as Counter(list) inserts them
-        for k in range(n_first):
-            start = firsts[k]
-            i = start
-            h = 14695981039346656037ULL
-            while i < n and _is_word_char(d[i]):
-                h = (h ^ <uint64_t> d[i]) * 1099511628211ULL
-                i += 1
-            m = h & mask
-            while table[m].start != start or not table[m].length:
-                m = (m + 1) & mask
-            counts[text[start:i]] = table[m].count
+        for k in range(n_runs):
+            counts[text[runs[k].start : runs[k].start + runs[k].length]] = runs[k].count
         return counts
     finally:
         free(table)
-        free(firsts)
+        free(runs)
 
 
 def word_runs(str text, counts=None):

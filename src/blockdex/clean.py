@@ -29,6 +29,7 @@ from blockdex.errors import check_minimums
 from blockdex.mathtex import formulas_to_tex
 from blockdex.parse import BAD_JSON, Document, ScriptsToKeep, load_json_once, parse_bounded
 from blockdex.segment import BLOCK_TAGS
+from blockdex.units import hits_needed
 
 # Scripts the script rescue reads: framework state by element id or by variable name, and
 # scripts that write HTML. The walk after parsing keeps the code of those only (SCRIPTS_READ).
@@ -369,16 +370,16 @@ def _probe_words(text: str, min_len: int) -> list[str]:
 
 def _mostly_known(words: list[str], visible: str, probes: int, share: float) -> bool:
     """Whether at least ``share`` of evenly spaced probe words (at most ``probes``) occur in
-    ``visible`` (lower-cased page text), found in one pass over it (``_clean_c.share_found``;
+    ``visible`` (lower-cased page text), found in one pass over it (``_clean_c.words_found``;
     searching word by word, each word missing from the page cost a search through all of
     it)."""
     if not words:
         return share <= 1.0  # no words: all known
     n = min(probes, len(words))
     step = len(words) / n
-    return compiled.share_found(  # type: ignore[no-any-return]
-        [words[int(k * step)] for k in range(n)], visible, share
-    )
+    enough = hits_needed(n, share)
+    found: int = compiled.words_found([words[int(k * step)] for k in range(n)], visible, enough)
+    return found >= enough
 
 
 def script_candidates(doc: Document, cfg: CleanConfig = DEFAULT_CLEAN) -> list[str]:

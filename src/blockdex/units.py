@@ -710,11 +710,15 @@ def _holds_title_share(title_words: frozenset[str], texts: list[str], share: flo
     ``_units_c.title_words_held``)."""
     if not title_words:
         return share <= 0.0  # no title words: a share of 0
-    n = len(title_words)
-    # the fewest words whose share reaches ``share``, as the share is computed (n + 1: none)
-    enough = next((k for k in range(n + 1) if k / n >= share), n + 1)
+    enough = hits_needed(len(title_words), share)
     held = compiled.title_words_held(texts, tuple(title_words), enough)
     return held >= enough  # type: ignore[no-any-return]
+
+
+def hits_needed(n: int, share: float) -> int:
+    """The fewest of ``n`` (at least 1) whose share, computed as ``k / n``, reaches ``share``;
+    ``n + 1`` when none does: a count of hits reaches the share exactly when it reaches this."""
+    return next((k for k in range(n + 1) if k / n >= share), n + 1)
 
 
 def missed_story_found(
