@@ -69,6 +69,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -189,9 +190,7 @@ def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
         inside[first : last + 1] = True
     add = inside & ~keep
     blocks = page.blocks
-    for i in np.flatnonzero(add).tolist():
-        if blocks[i].tag == "img":
-            add[i] = False
+    _clear_images(blocks, add)
     # the slot groups of the blocks that may be added (their means read only their groups)
     groups = item_slot_groups(page, np.flatnonzero(add).tolist())
     if float(words[keep & inside].sum()) >= UNSEEN_LIST_SHARE * float(words[inside].sum()):
@@ -206,6 +205,14 @@ def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     if not add.any() or page.page_type.label not in LIST_KINDS:
         return keep
     return keep | add
+
+
+def _clear_images(blocks: Sequence[Block], add: np.ndarray) -> None:
+    """``add`` (a block mask, changed in place) without the image blocks: the list and service
+    rules add no pictures."""
+    for i in np.flatnonzero(add).tolist():
+        if blocks[i].tag == "img":
+            add[i] = False
 
 
 def _priced_rails(page: Page, kept: list[int]) -> list[int]:
@@ -297,10 +304,7 @@ def _service_page(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray
     first, last = int(kept[0]), int(kept[-1]) + 1
     add = np.zeros(len(keep), dtype=bool)
     add[first:last] = (probs[first:last] >= SERVICE_MIN_PROB) & ~keep[first:last]
-    blocks = page.blocks
-    for i in np.flatnonzero(add).tolist():
-        if blocks[i].tag == "img":
-            add[i] = False
+    _clear_images(page.blocks, add)
     if not add.any():
         return keep
     if not _adds_enough(page, keep, add, SERVICE_MIN_ADDED) or page.page_type.label != "service":
