@@ -306,7 +306,7 @@ def test_block_text_columns_count_as_split_does(texts: list[str], title: str) ->
     blocks = tuple(Block(index=i, tag="p", html=t, text=t) for i, t in enumerate(texts))
     stops = features_module.stopwords()
     title_words = set(features_module.WORD_RE.findall(title.lower()))
-    cols = features_module._block_columns(blocks, stops, title_words)
+    cols = features_module._block_columns(block_ids(blocks), stops, title_words)
     for t, row in zip(texts, cols, strict=True):
         lowered = t.lower().split()
         assert row[0] == len(t)
@@ -324,8 +324,9 @@ def test_block_text_columns_count_as_split_does(texts: list[str], title: str) ->
 def test_item_word_prefix_counts_spaces_plus_one(texts: list[str]) -> None:
     blocks = tuple(Block(index=i, tag="p", html=t, text=t) for i, t in enumerate(texts))
     want = [0, *accumulate(t.count(" ") + 1 if t else 0 for t in texts)]
-    assert _items_c.word_prefix(blocks) == want
-    assert _items_c.word_prefix([*blocks, object()]) is None  # not all Blocks: refused
+    assert _items_c.word_prefix(block_ids(blocks)) == want
+    with pytest.raises(TypeError):  # a table is made of Block objects (or the walk's rows)
+        block_ids([*blocks, object()])
 
 
 # -- the raw text before parsing: controls, NUL, UTF-8, long tags --------------------------------
@@ -593,11 +594,15 @@ def test_page_ids_are_numbered_once_a_page_and_again_for_a_slice() -> None:
     ids = page_ids(page)
     assert ids is page.facts.ids and ids.blocks is page.blocks  # the walk's page brings them
     assert page_ids(page) is ids
+    assert page.blocks.made_count() == 0  # read off the walk's rows: no Block was made
     sub = page.slice(1, 3)
-    assert page_ids(sub) is not ids and page_ids(sub).blocks is sub.blocks
-    with pytest.raises(ValueError, match="other blocks"):
+    sub_ids = page_ids(sub)
+    assert sub_ids is not ids and sub_ids.blocks is sub.blocks
+    assert sub_ids.texts == [b.text for b in sub.blocks] == ids.texts[1:3]
+    assert sub_ids.first == 1 and sub_ids.n == 2
+    with pytest.raises(ValueError, match="wrong shape"):  # a reader checks the table's size
         features_module.compiled.block_groups(
-            sub.blocks, ids, features_module.PROB_SCOPE_LEVELS, np.zeros((2, 5), dtype=np.int32)
+            sub_ids, features_module.PROB_SCOPE_LEVELS, np.zeros((4, 5), dtype=np.int32)
         )
 
 

@@ -8,6 +8,7 @@ pipeline stores underneath.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -125,3 +126,27 @@ def test_a_users_predictor_reads_text_tag_and_attrs() -> None:
     assert "Buy a boat" not in markdown and "newsroom" not in markdown
     data = json.loads(ex.extract(PAGE, output="json"))
     assert [b["text"] for b in data["blocks"]] == text.splitlines()
+
+
+def test_text_output_makes_no_block_object() -> None:
+    """The text path reads the blocks' table (columns written by the walk): a ``Block`` is made
+    only when something reads ``page.blocks`` (issue 45: blocks never touched are never
+    built)."""
+    result = Extractor().run(PAGE, output="text")
+    text = result.render("text")
+    assert "The harbour reopened on Monday" in text
+    assert result.page.blocks.made_count() == 0
+    lead = result.page.blocks[2]  # made when read, once
+    assert result.page.blocks.made_count() == 1 and result.page.blocks[2] is lead
+    assert lead.text.startswith("The harbour reopened")
+
+
+def test_a_page_of_hand_made_blocks_reads_the_same() -> None:
+    """A page built from ``Block`` objects (a tuple: the table is made from them) gives the
+    walk's page's text and selection."""
+    ex = Extractor()
+    walked = ex.run(PAGE, output="text")
+    page = walked.page
+    made = dataclasses.replace(page, blocks=tuple(page.blocks), facts=page.facts.fresh())
+    again = ex.predictor.predict(made)
+    assert again.indices == walked.selection.indices

@@ -353,6 +353,7 @@ def test_title_candidates_hold_enough_title_words_in_the_lower_cased_text(
     lines: list[tuple[str, str]], max_spaces: int, need: int
 ) -> None:
     from blockdex import _units_c
+    from blockdex.ids import block_ids
     from blockdex.page import Block
 
     blocks = tuple(Block(index=k, tag=t, html="", text=x) for k, (t, x) in enumerate(lines))
@@ -367,4 +368,10 @@ def test_title_candidates_hold_enough_title_words_in_the_lower_cased_text(
             sum(w in lower for w in ws) >= k for ws, k in needs
         ):
             expected.append(pos)
-    assert _units_c.title_candidates(blocks, 2, 30, max_spaces, probe, need, needs) == expected
+    table = block_ids(blocks)
+    assert _units_c.title_candidates(table, None, 2, 30, max_spaces, probe, need, needs) == expected
+    # a choice of blocks: the places in it of those that pass
+    some = list(range(0, len(blocks), 2))
+    assert _units_c.title_candidates(table, some, 2, 30, max_spaces, probe, need, needs) == [
+        k for k, pos in enumerate(some) if pos in expected
+    ]

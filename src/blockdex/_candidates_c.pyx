@@ -13,7 +13,7 @@ from libc.string cimport memset
 from cpython.unicode cimport (
     PyUnicode_1BYTE_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND,
 )
-from blockdex._common_c cimport _alloc, _block_off, _field, _load_block_offsets, _number_scopes
+from blockdex._common_c cimport BlockIds, _alloc
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
@@ -113,50 +113,39 @@ cdef int _needle_mask(str s) except -2:
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def readability_columns(tuple blocks, tuple params, float[:, ::1] out, Py_ssize_t col0=0):
+def readability_columns(BlockIds table, tuple params, float[:, ::1] out, Py_ssize_t col0=0):
     """``blockdex.candidates.readability_columns``: its columns written into
-    ``out[:, col0:col0 + 6]`` (:func:`_readability_fill` on :func:`_number_scopes`' numbers).
-    An element id past 64 bits raises OverflowError before anything is written."""
-    cdef Py_ssize_t n = len(blocks), i, total = 0, n_ids
-    cdef Py_ssize_t *off = NULL
-    cdef Py_ssize_t *ids = NULL
-    if n == 0:
+    ``out[:, col0:col0 + 6]`` (:func:`_readability_fill` on the blocks' table)."""
+    if table.n == 0:
         return
-    if out.shape[0] != n or col0 < 0 or out.shape[1] < col0 + 6:
+    if out.shape[0] != table.n or col0 < 0 or out.shape[1] < col0 + 6:
         raise ValueError("arrays have the wrong shape")
-    scopes = [b.scope for b in blocks]
-    for i in range(n):
-        total += len(<tuple> scopes[i])
-    try:
-        off = <Py_ssize_t *> _alloc((n + 1) * sizeof(Py_ssize_t), False)
-        ids = <Py_ssize_t *> _alloc(max(total, 1) * sizeof(Py_ssize_t), False)
-        n_ids = _number_scopes(scopes, total, off, ids)
-        _readability_fill(blocks, off, ids, n_ids, params, out, col0)
-    finally:
-        free(off)
-        free(ids)
+    _readability_fill(table, params, out, col0)
 
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef int _readability_fill(
-    tuple blocks, const Py_ssize_t *off, const Py_ssize_t *ids, Py_ssize_t n_ids, tuple params,
-    float[:, ::1] out, Py_ssize_t col0,
+    BlockIds table, tuple params, float[:, ::1] out, Py_ssize_t col0,
 ) except -1:
-    """``blockdex.candidates.readability_columns``'s loops on the dense scope numbers (block
-    i's scope is ``ids[off[i]:off[i + 1]]``): the same additions in the same order, so the
-    same floats, written into ``out[:, col0:col0 + 6]`` (every cell). ``params`` is
-    ``candidates.COMPILED_PARAMS``: ``class_code``, the unlikely/maybe/positive/negative word
-    lists (searched in C; ``class_code`` answers for strings past one byte a character), the
-    tag weights, the paragraph tags, the minimum paragraph characters, the sibling minimum
-    score and share, the class weight and the number of elements whose weights are summed."""
-    cdef Py_ssize_t n = len(blocks), i, j, k, d, m
+    """``blockdex.candidates.readability_columns``'s loops on the blocks' table (block i's
+    scope is ``table.scope_ids[off[i]:off[i + 1]]``, dense numbers): the same additions in the
+    same order, so the same floats, written into ``out[:, col0:col0 + 6]`` (every cell).
+    ``params`` is ``candidates.COMPILED_PARAMS``: ``class_code``, the
+    unlikely/maybe/positive/negative word lists (searched in C; ``class_code`` answers for
+    strings past one byte a character), the tag weights, the paragraph tags, the minimum
+    paragraph characters, the sibling minimum score and share, the class weight and the
+    number of elements whose weights are summed."""
+    cdef const Py_ssize_t *off = table.scope_off
+    cdef const Py_ssize_t *ids = table.scope_ids
+    cdef Py_ssize_t n_ids = table.n_elements
+    cdef list texts = table.texts, paths = table.paths, tags = table.tags, owns = table.owns
+    cdef Py_ssize_t n = table.n, i, j, k, d, m
     cdef Py_ssize_t a, n_cand = 0, top = -1, top_parent, nch
     cdef int bits
     cdef double score, density, best, top_score, limit
     cdef bint have, kept_block
     cdef long long total_chars = 0, kept_chars = 0, weight_sum, lc
-    cdef tuple sa
     cdef str text, tokens
     cdef Py_ssize_t *first_block = NULL  # per id: the block and scope position it first shows in
     cdef Py_ssize_t *first_pos = NULL
@@ -180,11 +169,6 @@ cdef int _readability_fill(
     for i in range(n):
         for k in range(6):
             out[i, col0 + k] = 0.0
-    cls = type(blocks[0])
-    for b in blocks:
-        if type(b) is not cls:
-            raise TypeError("blocks of more than one class")
-    _load_block_offsets(cls)  # BLOCK_FIELDS: 1 tag, 3 text, 5 path, 8 link_chars, 14 scope_attrs
     _load_needles(<tuple> class_words)
     seen = {}
     try:
@@ -207,12 +191,10 @@ cdef int _readability_fill(
             parent[d] = -1
         # 1. containers' characters and link characters, parents, class codes; removal
         for i in range(n):
-            b = blocks[i]
-            nch = PyUnicode_GET_LENGTH(<str> _field(b, _block_off[3]))
+            nch = PyUnicode_GET_LENGTH(<str> texts[i])
             chars[i] = nch
             total_chars += nch
-            lc = <long long> _field(b, _block_off[8])
-            sa = <tuple> _field(b, _block_off[14])
+            lc = table.link_chars_of[i]
             m = off[i + 1] - off[i]
             for j in range(m):
                 d = ids[off[i] + j]
@@ -223,7 +205,7 @@ cdef int _readability_fill(
                 if first_block[d] < 0:
                     first_block[d] = i
                     first_pos[d] = m - 1 - j  # counted from the nearest element
-                    tokens = <str> sa[j] if j < len(sa) else ""
+                    tokens = <str> owns[table.elem_own[d]]
                     if PyUnicode_GET_LENGTH(tokens) == 0:
                         bits = 0
                     else:  # each distinct string scanned once
@@ -246,7 +228,7 @@ cdef int _readability_fill(
                 d = ids[off[i] + j]
                 if unlikely[d]:
                     tag = _path_tag_from_end(
-                        <str> _field(blocks[first_block[d]], _block_off[5]), first_pos[d]
+                        <str> paths[table.path_of[first_block[d]]], first_pos[d]
                     )
                     if tag != "html" and tag != "body":
                         removed[i] = 1
@@ -256,10 +238,9 @@ cdef int _readability_fill(
             m = off[i + 1] - off[i]
             if removed[i] or chars[i] < min_chars or m < 2:
                 continue
-            b = blocks[i]
-            if _field(b, _block_off[1]) not in paragraph_tags:
+            if tags[table.tag_of[i]] not in paragraph_tags:
                 continue
-            text = <str> _field(b, _block_off[3])
+            text = <str> texts[i]
             score = <double> (1 + text.count(",") + text.count("\uff0c") + min(chars[i] // 100, 3))
             for k in range(2 if m >= 3 else 1):
                 d = ids[off[i + 1] - 2 - k]
@@ -268,7 +249,7 @@ cdef int _readability_fill(
                     cand_order[n_cand] = d
                     n_cand += 1
                     tag = _path_tag_from_end(
-                        <str> _field(blocks[first_block[d]], _block_off[5]), first_pos[d]
+                        <str> paths[table.path_of[first_block[d]]], first_pos[d]
                     )
                     cand[d] = <double> (<int> tag_weights.get(tag, 0) + weight[d])
                 cand[d] += score * (1.0 if k == 0 else 0.5)
@@ -305,16 +286,15 @@ cdef int _readability_fill(
                     kept_block = True
                     break
             if not kept_block and top_parent >= 0 and m >= 2 and ids[off[i + 1] - 2] == top_parent:
-                b = blocks[i]
-                if _field(b, _block_off[1]) == "p":
+                if tags[table.tag_of[i]] == "p":
                     nch = chars[i]
-                    lc = <long long> _field(b, _block_off[8])
+                    lc = table.link_chars_of[i]
                     density = <double> lc / <double> (nch if nch > 1 else 1)
                     if nch > 80:
                         kept_block = density < 0.25
                     else:
                         kept_block = (
-                            density == 0.0 and (<str> _field(b, _block_off[3])).rstrip()[-1:] == "."
+                            density == 0.0 and (<str> texts[i]).rstrip()[-1:] == "."
                         )
             if kept_block and not removed[i]:
                 out[i, col0] = 1.0

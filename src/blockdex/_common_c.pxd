@@ -30,7 +30,9 @@ cdef Py_ssize_t _number_scopes(
 
 
 cdef class BlockIds:
-    cdef readonly tuple blocks  # the blocks numbered: a reader checks it was given these
+    cdef object _blocks  # the blocks numbered (a weak reference to a page's lazy blocks)
+    cdef readonly Py_ssize_t n  # how many
+    cdef readonly Py_ssize_t first  # the first one's index (a slice's start; 0 on a whole page)
     cdef readonly list paths  # the distinct tag paths, first seen first
     cdef readonly list attrs  # the distinct attrs strings, first seen first
     cdef readonly Py_ssize_t n_elements  # distinct scope elements
@@ -40,6 +42,22 @@ cdef class BlockIds:
     cdef Py_ssize_t *scope_ids  # dense element numbers, aligned with Block.scope
     cdef public object word_prefix  # items._word_prefix of the blocks, once a reader counts them
     cdef public object block_words  # items.page_block_words' read-only array, once asked for
+    # the columns (block i's fields, as the readers read them)
+    cdef readonly list texts  # Block.text
+    cdef readonly list tags  # the distinct tags: tag_of indexes it
+    cdef readonly list sources  # the distinct sources: source_of indexes it
+    cdef readonly list owns  # the distinct class/id tokens of scope elements: elem_own indexes it
+    cdef int *tag_of  # Block.tag
+    cdef int *depth_of  # Block.depth
+    cdef long long *link_chars_of  # Block.link_chars
+    cdef int *n_links_of  # Block.n_links
+    cdef int *split_of  # Block.split as (id, part, total) a block; id -1: None
+    cdef unsigned char *source_of  # Block.source
+    cdef long long *elem_id  # a dense element's id (Block.scope's values)
+    cdef int *elem_own  # a dense element's tokens (Block.scope_attrs' values)
+    cdef object owner  # what holds the column arrays above (the walk's rows), if not this object
+    cdef bint own_columns  # this object allocated the column arrays (and frees them)
+    cdef dict lists  # the columns asked for as Python lists (column), by name
 
 
 cdef inline PyObject **_slot(object obj, Py_ssize_t offset) noexcept:
@@ -77,3 +95,30 @@ cdef inline void *_alloc(size_t size, bint zero) except NULL:
     if p == NULL:
         raise MemoryError()
     return p
+
+
+cdef BlockIds _numbered_ids(
+    object blocks, Py_ssize_t n, list paths, list attrs, Py_ssize_t *path_of,
+    Py_ssize_t *attr_of, Py_ssize_t *scope_off, Py_ssize_t *scope_ids, Py_ssize_t n_elements,
+)
+
+
+cdef inline str _text_at(BlockIds ids, Py_ssize_t i):
+    return <str> ids.texts[i]
+
+
+cdef inline str _tag_at(BlockIds ids, Py_ssize_t i):
+    return <str> ids.tags[ids.tag_of[i]]
+
+
+cdef inline bint _dom_at(BlockIds ids, Py_ssize_t i) noexcept:
+    """Whether block ``i`` comes from the page's DOM (``Block.source == "dom"``)."""
+    return ids.source_of[i] == 0
+
+
+cdef inline str _scope_token(BlockIds ids, Py_ssize_t i, Py_ssize_t k):
+    """``blocks[i].scope_attrs[k]``."""
+    return <str> ids.owns[ids.elem_own[ids.scope_ids[ids.scope_off[i] + k]]]
+
+
+cdef Py_ssize_t _first_seen(dict numbers, object key) except -1

@@ -218,7 +218,7 @@ cdef inline void _count_marks(
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def block_columns(
-    tuple blocks,
+    BlockIds ids,
     frozenset stops,
     set title_words,
     dict tag_groups,
@@ -228,25 +228,24 @@ def block_columns(
     const unsigned char[::1] punct_table,
     double[:, ::1] out,
 ):
-    """The per-block columns ``blockdex.features.block_features`` reads from blocks, in one pass.
+    """The per-block columns ``blockdex.features.block_features`` reads from the blocks' table
+    (``ids``), in one pass.
 
     Columns: 0 characters, 1 words, 2 stop words, 3 title words, 4 link characters, 5 links,
     6 heading, 7 tag group index, 8 ends a sentence, 9 starts upper-case, 10 split part,
     11 from a script, 12 depth (clipped at 60, over 60), 13 punctuation marks (code points
     below U+10000 marked in ``punct_table``), 14 ASCII digits.
     """
-    cdef Py_ssize_t i, n = len(blocks), n_chars, marks, digits, end
+    cdef Py_ssize_t i, n = ids.n
     cdef Py_ssize_t table_size = punct_table.shape[0]
     cdef const unsigned char *table = &punct_table[0] if table_size else NULL
-    cdef long n_stop, n_title, depth
-    cdef str text
     cdef bint use_title = bool(title_words)
-    cdef int kind
-    cdef void *data
-    cdef Py_UCS4 c
-    cdef Py_ssize_t n_words
     cdef _AsciiWordSet title_set = _AsciiWordSet(title_words) if use_title else None
     cdef _AsciiWordSet stop_set
+    cdef list texts = ids.texts, tags = ids.tags
+    cdef Py_ssize_t n_tags = len(tags), t
+    cdef double *heading = NULL
+    cdef double *group = NULL
     global _stop_set, _stop_set_of
     if out.shape[0] != n or out.shape[1] != 15:
         raise ValueError("out has the wrong shape")
@@ -254,55 +253,67 @@ def block_columns(
         _stop_set = _AsciiWordSet(stops)
         _stop_set_of = stops
     stop_set = _stop_set
-    cdef object block_cls = None
-    cdef Py_ssize_t o_text = 0, o_tag = 0, o_depth = 0, o_link_chars = 0, o_n_links = 0
-    cdef Py_ssize_t o_split = 0, o_source = 0
-    for i in range(n):
-        b = blocks[i]
-        if type(b) is not block_cls:  # fields read by slot offset (Block has __slots__)
-            block_cls = type(b)
-            o_text = _slot_offset(block_cls, "text")
-            o_tag = _slot_offset(block_cls, "tag")
-            o_depth = _slot_offset(block_cls, "depth")
-            o_link_chars = _slot_offset(block_cls, "link_chars")
-            o_n_links = _slot_offset(block_cls, "n_links")
-            o_split = _slot_offset(block_cls, "split")
-            o_source = _slot_offset(block_cls, "source")
-        text = _field(b, o_text)
-        n_words = _word_counts(
-            text, stop_set, title_set, stops, title_words if use_title else None,
-            &n_stop, &n_title,
-        )
-        tag = _field(b, o_tag)
-        depth = _field(b, o_depth)
-        out[i, 0] = len(text)
-        out[i, 1] = n_words
-        out[i, 2] = n_stop
-        out[i, 3] = n_title
-        out[i, 4] = _field(b, o_link_chars)
-        out[i, 5] = _field(b, o_n_links)
-        out[i, 6] = 1.0 if tag in heading_tags else 0.0
-        out[i, 7] = tag_index[tag_groups.get(tag, "other")]
-        kind = PyUnicode_KIND(text)
-        data = PyUnicode_DATA(text)
-        n_chars = len(text)
-        end = n_chars  # text.rstrip() is text[:end]
-        while end > 0 and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end - 1)):
-            end -= 1
-        out[i, 8] = 1.0 if end and text.endswith(sent_end, 0, end) else 0.0
-        out[i, 9] = 1.0 if n_chars and Py_UNICODE_ISUPPER(PyUnicode_READ(kind, data, 0)) else 0.0
-        out[i, 10] = 1.0 if _field(b, o_split) is not None else 0.0
-        out[i, 11] = 1.0 if _field(b, o_source) != "dom" else 0.0
-        out[i, 12] = (depth if depth < 60 else 60) / 60.0
-        marks = digits = 0
-        if kind == PyUnicode_1BYTE_KIND:  # one loop per width: the kind test leaves the loop
-            _count_marks(<const unsigned char *> data, n_chars, table, table_size, &digits, &marks)
-        elif kind == PyUnicode_2BYTE_KIND:
-            _count_marks(<const unsigned short *> data, n_chars, table, table_size, &digits, &marks)
-        else:
-            _count_marks(<const unsigned int *> data, n_chars, table, table_size, &digits, &marks)
-        out[i, 13] = marks
-        out[i, 14] = digits
+    heading = <double *> _alloc(max(n_tags, 1) * sizeof(double), False)
+    group = <double *> _alloc(max(n_tags, 1) * sizeof(double), False)
+    try:
+        for t in range(n_tags):  # each distinct tag's heading and group columns, once
+            tag = tags[t]
+            heading[t] = 1.0 if tag in heading_tags else 0.0
+            group[t] = tag_index[tag_groups.get(tag, "other")]
+        for i in range(n):
+            _one_block_columns(
+                <str> texts[i], i, ids, heading, group, stop_set, title_set, stops,
+                title_words if use_title else None, sent_end, table, table_size, out,
+            )
+    finally:
+        free(heading)
+        free(group)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef int _one_block_columns(
+    str text, Py_ssize_t i, BlockIds ids, const double *heading, const double *group,
+    _AsciiWordSet stop_set, _AsciiWordSet title_set, frozenset stops, set title_words,
+    tuple sent_end, const unsigned char *table, Py_ssize_t table_size, double[:, ::1] out,
+) except -1:
+    cdef Py_ssize_t n_chars, marks, digits, end, n_words
+    cdef long n_stop, n_title, depth
+    cdef int kind, t
+    cdef void *data
+    n_words = _word_counts(text, stop_set, title_set, stops, title_words, &n_stop, &n_title)
+    t = ids.tag_of[i]
+    depth = ids.depth_of[i]
+    out[i, 0] = len(text)
+    out[i, 1] = n_words
+    out[i, 2] = n_stop
+    out[i, 3] = n_title
+    out[i, 4] = <double> ids.link_chars_of[i]
+    out[i, 5] = ids.n_links_of[i]
+    out[i, 6] = heading[t]
+    out[i, 7] = group[t]
+    kind = PyUnicode_KIND(text)
+    data = PyUnicode_DATA(text)
+    n_chars = len(text)
+    end = n_chars  # text.rstrip() is text[:end]
+    while end > 0 and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end - 1)):
+        end -= 1
+    out[i, 8] = 1.0 if end and text.endswith(sent_end, 0, end) else 0.0
+    out[i, 9] = 1.0 if n_chars and Py_UNICODE_ISUPPER(PyUnicode_READ(kind, data, 0)) else 0.0
+    out[i, 10] = 1.0 if ids.split_of[3 * i] >= 0 else 0.0
+    out[i, 11] = 0.0 if ids.source_of[i] == 0 else 1.0
+    out[i, 12] = (depth if depth < 60 else 60) / 60.0
+    marks = digits = 0
+    if kind == PyUnicode_1BYTE_KIND:  # one loop per width: the kind test leaves the loop
+        _count_marks(<const unsigned char *> data, n_chars, table, table_size, &digits, &marks)
+    elif kind == PyUnicode_2BYTE_KIND:
+        _count_marks(<const unsigned short *> data, n_chars, table, table_size, &digits, &marks)
+    else:
+        _count_marks(<const unsigned int *> data, n_chars, table, table_size, &digits, &marks)
+    out[i, 13] = marks
+    out[i, 14] = digits
+    return 0
+
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
@@ -322,7 +333,7 @@ cdef int _scope_fill(
     (``ids``: :class:`~blockdex._common_c.BlockIds`), so the per-container sums and the
     distinct-container counts are array work, not Python dicts and sets; the sums are the same
     additions in the same order; the temporaries are malloc'd."""
-    cdef Py_ssize_t i, n = len(ids.blocks), pair_size
+    cdef Py_ssize_t i, n = ids.n, pair_size
     cdef Py_ssize_t n_paths = 0, n_rep = len(repeat_levels), n_lv = len(scope_levels)
     cdef long long *pair_keys = NULL
     cdef signed char *pair_used = NULL
@@ -411,14 +422,12 @@ cdef int _scope_loops(
                     break
     return 0
 
-def block_groups(tuple blocks, BlockIds ids, tuple levels, int[:, ::1] out):
+def block_groups(BlockIds ids, tuple levels, int[:, ::1] out):
     """``blockdex.features.block_groups``' partition into ``out`` (one column per group kind, as
     :func:`stage2_rows` numbers it: only which blocks share an id means anything), from the
-    blocks' ids (``ids``, of these ``blocks``)."""
-    if out.shape[0] != len(blocks) or out.shape[1] != 1 + len(levels):
+    blocks' table (``ids``)."""
+    if out.shape[0] != ids.n or out.shape[1] != 1 + len(levels):
         raise ValueError("out has the wrong shape")
-    if ids.blocks is not blocks:
-        raise ValueError("ids numbers other blocks")
     if out.shape[0] == 0:
         return
     _group_ids(ids, levels, &out[0, 0])
@@ -688,7 +697,6 @@ cdef enum:
 @cython.wraparound(False)
 @cython.cdivision(True)
 def block_feature_matrix(
-    tuple blocks,
     const double[:, ::1] cols,
     BlockIds ids,
     const float[:, ::1] path_rows,
@@ -720,11 +728,9 @@ def block_feature_matrix(
     cdef float *scope_share = NULL
     cdef float *in_main = NULL
     cdef Py_ssize_t n_extra = 6 if readability is not None else 0
-    if ids.blocks is not blocks:
-        raise ValueError("ids numbers other blocks")
     if n == 0:
         return
-    if (cols.shape[1] != 15 or len(blocks) != n or path_rows.shape[0] != len(ids.paths)
+    if (cols.shape[1] != 15 or ids.n != n or path_rows.shape[0] != len(ids.paths)
             or attr_rows.shape[0] != len(ids.attrs) or n_rep != 2 or n_lv != 4):
         raise ValueError("arrays have the wrong shape")
     for i in range(n):
@@ -759,8 +765,7 @@ def block_feature_matrix(
                       n_title, repeat_counts, scope_share, in_main, chars_per_word,
                       good_min_words, good_max_link, window, out, n_extra)
         if readability is not None:
-            _readability_fill(blocks, ids.scope_off, ids.scope_ids, ids.n_elements, readability,
-                              out, out.shape[1] - 6)
+            _readability_fill(ids, readability, out, out.shape[1] - 6)
     finally:
         free(good_words)
         free(repeat_counts)
@@ -1128,7 +1133,7 @@ cdef int _group_ids(BlockIds ids, tuple levels, int *groups) except -1:
     alone when it has none), one numbering per column, first seen first. Only which blocks
     share an id matters to the context columns. Read off the page's numbers (``ids``): no
     string or element id is hashed."""
-    cdef Py_ssize_t i, j, k, e, n = len(ids.blocks), n_g = 1 + len(levels), n_sc
+    cdef Py_ssize_t i, j, k, e, n = ids.n, n_g = 1 + len(levels), n_sc
     cdef int next_id
     cdef int *seen = NULL  # the column's id of each scope element (-1: not seen yet)
     cdef const Py_ssize_t *off = ids.scope_off

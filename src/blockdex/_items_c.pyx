@@ -13,9 +13,7 @@
 
 cimport cython
 from libc.stdlib cimport free
-from blockdex._common_c cimport (
-    BlockIds, _alloc, _block_off, _blocks_of_class, _field, _tuple_of,
-)
+from blockdex._common_c cimport BlockIds, _alloc, _tuple_of
 
 cdef inline bint _holds(const Py_ssize_t *ids, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t e) noexcept:
     cdef Py_ssize_t k
@@ -37,7 +35,7 @@ ctypedef struct _Kids:
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def item_lists(blocks, BlockIds numbers, frozenset excluded, item_list, Py_ssize_t min_items,
+def item_lists(BlockIds numbers, frozenset excluded, item_list, Py_ssize_t min_items,
                double min_line_words):
     """The item lists of ``blockdex.items.find_item_lists`` before they are sorted and grids
     merged, from ``blocks`` and their numbers (``numbers``, of these ``blocks``), in one call:
@@ -59,9 +57,7 @@ def item_lists(blocks, BlockIds numbers, frozenset excluded, item_list, Py_ssize
        ``min_line_words`` words each on average. Words are read from ``numbers.word_prefix``
        (counted by :func:`word_prefix` and kept there when the first group needs them).
 
-    None when the blocks are not all of one class with ``Block``'s slots (the caller then
-    raises)."""
-    cdef tuple seq = _blocks_of_class(blocks)
+    Everything is read from the blocks' table ``numbers``."""
     cdef Py_ssize_t n, pos, j, i, k, m, prev = -1, start, lo, hi, plo, child_id, n_ids
     cdef Py_ssize_t p, c, e, n_par = 0, n_kids = 0, first, last, at, depth, r, s, t
     cdef Py_ssize_t n_words, single
@@ -83,11 +79,7 @@ def item_lists(blocks, BlockIds numbers, frozenset excluded, item_list, Py_ssize
     cdef dict by_signature, signatures = {}
     cdef tuple item
     cdef str tag
-    if seq is None:
-        return None
-    if numbers.blocks is not blocks:
-        raise ValueError("numbers are of other blocks")
-    n = len(seq)
+    n = numbers.n
     off = numbers.scope_off
     ids = numbers.scope_ids
     n_ids = numbers.n_elements
@@ -95,7 +87,7 @@ def item_lists(blocks, BlockIds numbers, frozenset excluded, item_list, Py_ssize
     try:
         end = <Py_ssize_t *> _alloc(max(n, 1) * sizeof(Py_ssize_t), False)
         for pos in range(n):
-            good = off[pos + 1] > off[pos] and _field(seq[pos], _block_off[11]) == "dom"
+            good = off[pos + 1] > off[pos] and numbers.source_of[pos] == 0
             end[pos] = off[pos + 1] if good else off[pos]
         # stamp[e] == prev: element e is in the previous block's scope, first at first_at[e]
         stamp = <Py_ssize_t *> _alloc(max(n_ids, 1) * sizeof(Py_ssize_t), False)
@@ -201,7 +193,7 @@ def item_lists(blocks, BlockIds numbers, frozenset excluded, item_list, Py_ssize
                     last = kids.first[order[k + 1]] - 1
                 else:
                     last = _child_end(ids, off, n, first, kids.elem[c], depth)
-                cls = (<tuple> _field(seq[at], _block_off[14]))[depth]
+                cls = <str> numbers.owns[numbers.elem_own[ids[off[at] + depth]]]
                 key = (tag, cls)
                 signature = signatures.get(key)
                 if signature is None:
@@ -222,7 +214,7 @@ def item_lists(blocks, BlockIds numbers, frozenset excluded, item_list, Py_ssize
                     continue
                 if prefix is None:
                     if numbers.word_prefix is None:
-                        numbers.word_prefix = word_prefix(blocks)
+                        numbers.word_prefix = word_prefix(numbers)
                     prefix = numbers.word_prefix
                 n_words = 0
                 single = 0
@@ -235,7 +227,7 @@ def item_lists(blocks, BlockIds numbers, frozenset excluded, item_list, Py_ssize
                 if single * 2 > m and n_words < min_line_words * m:
                     continue
                 if parent is None:
-                    parent = (<tuple> _field(seq[par_block[p]], _block_off[13]))[par_place[p]]
+                    parent = numbers.elem_id[ids[off[par_block[p]] + par_place[p]]]
                 found.append(_tuple_of(item_list, (parent, 1, signature, tuple(items), n_words)))
     finally:
         free(end)
@@ -318,20 +310,15 @@ cdef Py_ssize_t _child_end(const Py_ssize_t *ids, const Py_ssize_t *off, Py_ssiz
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def word_prefix(blocks):
-    """``blockdex.items._word_prefix``: the words before each block and in all (a list of
-    ``len(blocks) + 1``), each block's words counted as its spaces plus one. None when the
-    blocks are not all of one class with ``Block``'s slots."""
-    cdef tuple seq = _blocks_of_class(blocks)
-    cdef Py_ssize_t n, pos, total = 0
-    cdef list out
+def word_prefix(BlockIds table):
+    """``blockdex.items._word_prefix``: the words before each block of the table and in all (a
+    list of ``n + 1``), each block's words counted as its spaces plus one."""
+    cdef Py_ssize_t n = table.n, pos, total = 0
+    cdef list out, texts = table.texts
     cdef str text
-    if seq is None:
-        return None
-    n = len(seq)
     out = [0] * (n + 1)
     for pos in range(n):
-        text = <str> _field(seq[pos], _block_off[3])
+        text = <str> texts[pos]
         if text:
             total += text.count(" ") + 1
         out[pos + 1] = total

@@ -19,7 +19,7 @@ from cpython.unicode cimport (
     PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH,
     PyUnicode_KIND,
 )
-from blockdex._common_c cimport _block_off, _blocks_of_class, _char_t, _field
+from blockdex._common_c cimport BlockIds, _char_t
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
@@ -183,20 +183,18 @@ cdef str _ascii_label_key(const unsigned char *d, Py_ssize_t n):
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def block_sums(
-    blocks, dict tag_codes, Py_ssize_t n_groups, Py_ssize_t long_words,
+    BlockIds table, dict tag_codes, Py_ssize_t n_groups, Py_ssize_t long_words,
     Py_ssize_t short_words, Py_ssize_t label_max, dict label_group, Py_ssize_t n_labels,
     label_key, str price_signs, str year_pattern, str relative_pattern, tuple pronouns,
     tuple pronoun_groups, Py_ssize_t n_pronoun_groups,
 ):
-    """``blockdex.pagetype._block_sums`` (see there for what it returns), or None when the blocks
-    are not all of one class with ``Block``'s slots, a block's ``link_chars`` is not an int, or
-    the patterns, signs or pronouns are not the ones this code reads.
+    """``blockdex.pagetype._block_sums`` (see there for what it returns) over the blocks' table,
+    or None when the patterns, signs or pronouns are not the ones this code reads.
 
     ``tag_codes`` maps a tag to ``8 * (its TAG_SHARES group + 1) + kind`` (kind 1: h1, 2: h2,
     3: h3-h6, 4: pre); ``label_group`` a label's key to its LABELS group; ``label_key`` is the
     Python function making a text's key, called for texts past ASCII; ``pronouns`` the words
     and ``pronoun_groups`` the PRONOUNS group of each."""
-    cdef tuple seq = _blocks_of_class(blocks)
     cdef Py_ssize_t n, pos, nw, length, link, total = 0, chars = 0, links = 0
     cdef Py_ssize_t n_long = 0, long_sum = 0, n_short = 0, h1 = 0, h2 = 0, h3 = 0, pre = 0
     cdef Py_ssize_t linked_headings = 0, headline_links = 0, questions = 0, code, kind
@@ -204,14 +202,12 @@ def block_sums(
     cdef int ukind
     cdef list char_ends, tag_words, labels
     cdef str text, tag, key
-    cdef object b, lc
+    cdef list texts = table.texts, tags = table.tags
     cdef PyObject *found
     cdef Py_ssize_t p_count, d_count, prices = 0, dates = 0, dated = 0, k, j
     cdef list priced = [], pronoun_counts
     cdef _Words w
     cdef bytes word
-    if seq is None:
-        return None
     if (price_signs != "$\u20ac\u00a3\u00a5\u20b9\u20a9\u20bd" or year_pattern != YEAR_PATTERN
             or relative_pattern != RELATIVE_PATTERN or len(pronouns) > MAX_WORDS
             or len(pronouns) != len(pronoun_groups)):
@@ -233,18 +229,14 @@ def block_sums(
     w.at = 1
     w.tok_len = 0
     w.tok_ascii = True
-    n = len(seq)
+    n = table.n
     char_ends = [0] * (n + 1)
     tag_words = [0] * n_groups
     labels = [0] * n_labels
     for pos in range(n):
-        b = seq[pos]
-        text = <str> _field(b, _block_off[3])
-        tag = <str> _field(b, _block_off[1])
-        lc = _field(b, _block_off[8])
-        if type(lc) is not int:
-            return None
-        link = lc
+        text = <str> texts[pos]
+        tag = <str> tags[table.tag_of[pos]]
+        link = <Py_ssize_t> table.link_chars_of[pos]
         length = PyUnicode_GET_LENGTH(text)
         ukind = PyUnicode_KIND(text)
         if pos:
@@ -326,27 +318,22 @@ cdef inline int _add(dict counts, object s, Py_ssize_t times) except -1:
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def scope_counts(blocks):
+def scope_counts(BlockIds table):
     """``blockdex.pagetype._scope_counts``: each non-empty ``scope_attrs`` string of the
-    blocks → how many blocks hold it (once per place it holds it), or None when the blocks are
-    not all of one class with ``Block``'s slots. Consecutive blocks mostly hold the same string
-    object at a place of their scope (the elements they share): such a run is one addition."""
-    cdef tuple seq = _blocks_of_class(blocks)
+    blocks (read from their table) → how many blocks hold it (once per place it holds it).
+    Consecutive blocks mostly hold the same string at a place of their scope (the elements they
+    share): such a run is one addition."""
     cdef dict counts = {}
-    cdef object attrs
+    cdef list owns = table.owns
     cdef PyObject *run[RUN_DEPTH]
     cdef Py_ssize_t times[RUN_DEPTH]
-    cdef Py_ssize_t k, m, held = 0
+    cdef Py_ssize_t k, m, held = 0, i, at
     cdef PyObject *o
-    if seq is None:
-        return None
-    for b in seq:
-        attrs = _field(b, _block_off[14])
-        if type(attrs) is not tuple:
-            return None
-        m = len(<tuple> attrs)
+    for i in range(table.n):
+        at = table.scope_off[i]
+        m = table.scope_off[i + 1] - at
         for k in range(m):
-            o = <PyObject *> (<tuple> attrs)[k]
+            o = <PyObject *> owns[table.elem_own[table.scope_ids[at + k]]]
             if k >= RUN_DEPTH:
                 _add(counts, <object> o, 1)
             elif k < held and run[k] == o:

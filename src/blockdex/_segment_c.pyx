@@ -2,10 +2,12 @@
 """What ``blockdex/segment.py`` runs in C: the only implementation of these rules (built by
 ``pip install``).
 
-* :func:`walk` — ``segment._walk`` over lexbor's nodes (``_CWalker``, ``_CFrame``): the blocks,
-  their chains, paths, scopes and markup, built as ``Block`` objects directly.
-* :func:`block_from_raw`, :func:`number_run` — a walk's block copied with its index and no
-  split, and the numbering of runs of short blocks in ``segment._number_blocks``.
+* :func:`walk` — ``segment._walk`` over lexbor's nodes (``_CWalker``): the blocks, their text
+  and markup, written as rows of a :class:`BlockRows` (C arrays), with the elements they sit in
+  as frame rows from which their chains, paths, class/id strings and scopes are read.
+* :class:`BlockRows` — a page's blocks as rows: numbered (long ones split, as
+  ``segment._number_blocks`` asks), the readers' numbers (``BlockIds``) read off them, and a
+  position's ``Block`` made from them.
 * :func:`count_tokens_upto` — ``segment.count_tokens`` stopped past a limit.
 * :func:`squash` — ``" ".join(s.split())``, the walk's whitespace squashing (texts longer
   than a window: ``segment._squash_ws``).
@@ -20,6 +22,7 @@ from libc.stdint cimport uintptr_t
 from libc.stdlib cimport malloc, free, realloc
 from libc.string cimport memcpy, memset
 from cpython.ref cimport PyObject, Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.unicode cimport (
     PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_KIND, PyUnicode_READ,
 )
@@ -29,12 +32,13 @@ from blockdex._lexbor_c cimport (
     bd_node, bd_node_ns,
 )
 from blockdex._common_c cimport (
-    _block_off, _char_t, _field, _load_block_offsets, _put, _slot, _slot_offset,
+    BlockIds, _alloc, _block_off, _char_t, _first_seen, _load_block_offsets, _numbered_ids, _put,
 )
 from blockdex._cjk_c cimport _is_cjk
-from blockdex._common_c import BLOCK_FIELDS  # noqa (for tests: the fields block_from_raw sets)
+from blockdex._common_c import BLOCK_FIELDS  # noqa (for tests: the fields BlockRows.block sets)
 import html as _html_lib
 import time as _time
+import weakref as _weakref
 
 cdef int MAX_SPAN = 50  # blockdex.segment.MAX_SPAN
 
@@ -429,16 +433,773 @@ cdef inline tuple _tail_plus(tuple t, Py_ssize_t start, object item):
     return bd_tuple_plus(t, start, n, item)
 
 
-@cython.trashcan(True)  # a deep chain of parent frames is freed without deep C recursion
-@cython.no_gc  # holds strings, tuples of strings and ints, lists of strings and its parent: no cycle
-cdef class _CFrame:
+ctypedef struct _FrameRow:
+    # One element the walk opened as a frame (or an image it made a block of), in the order
+    # opened: what its blocks' chain, tag path, class/id string and scope are made of.
+    long long node_id  # the element's id (its node's address, less the walk's offset)
+    bd_node *node  # its node: valid while its walk runs (the tokens are read then)
+    int parent  # the enclosing frame's row, -1 for a walk's root
+    int tag  # its tag name (BlockRows.tag_names)
+    int path  # its tag path (BlockRows.path_names)
+    int path_levels  # the tags its path joins
+    int own  # its class/id/role/itemprop tokens (BlockRows.own_names), -1 until read
+    int attrs  # the class/id string of its blocks (BlockRows.attrs_names), -1 until worked out
+    int chain_keep  # how many of the parent's chain's entries its chain starts with
+    int chain_len  # its chain's length
+    int has_table  # its chain holds ("table", table) before its own entry
+    int scoped  # the tokens of all its scope's elements are read
+    long long table
+
+
+cdef int _PATH_IMAGE = 1  # a path key's flag: an image's path (its parent's, then ">img")
+
+
+@cython.final
+cdef class BlockRows:
+    """A page's blocks as the walks write them: rows of C arrays and one text (and markup) per
+    block, no object per block or per element (issue 45, "blocks as columns").
+
+    Each block row names the frame it came from: the element the walk opened (or the image it
+    made a block of), kept as a row of ``_FrameRow``: its parent frame, tag, tag path, own
+    class/id tokens, and how its chain is made from its parent's. A block's chain, tag path,
+    class/id string, scope and scope tokens are read off its frame and the frames above it,
+    and the strings are kept once a page, each distinct one numbered (``tag_names``,
+    ``path_names``, ``own_names``, ``attrs_names``). :meth:`number` numbers the rows as
+    ``segment._number_blocks`` did the walk's blocks (long ones split), :meth:`block_ids` gives
+    the readers' table (``_common_c.BlockIds``) straight from the rows, and :class:`BlockList`
+    makes a position's ``Block``, with the fields the walk used to set, when it is read."""
+
+    cdef _FrameRow *frames
+    cdef Py_ssize_t n_frames, frame_room
+    cdef readonly list tag_names, path_names, own_names, attrs_names, source_names
+    cdef dict tag_ids, path_keys, own_ids, attrs_keys, source_ids
+    cdef unsigned char *structural  # by tag id: the tag is in segment.STRUCTURAL_TAGS
+    cdef Py_ssize_t structural_room
+    cdef frozenset structural_tags
+    cdef int max_path_levels, max_attr_levels
+    # the walks' blocks
+    cdef int *b_frame
+    cdef int *b_attrs
+    cdef int *b_depth
+    cdef long long *b_link_chars
+    cdef int *b_n_links
+    cdef unsigned char *b_source
+    cdef Py_ssize_t n_raw, raw_room
+    cdef list texts, htmls, attributes
+    # the numbered blocks (number): each a raw block, whole or one part of it
+    cdef int *r_raw
+    cdef long long *r_link_chars
+    cdef int *r_n_links
+    cdef int *r_split  # split id, part, total (-1: not split)
+    cdef int *r_tag  # the block's tag (tag_names), depth and source, as the readers read them
+    cdef int *r_depth
+    cdef unsigned char *r_source
+    cdef readonly Py_ssize_t n
+    cdef readonly list row_texts, row_htmls
+    # made on first use, per frame
+    cdef list chains, scopes, scope_tokens
+
+    def __cinit__(self):
+        self.frames = NULL
+        self.structural = NULL
+        self.b_frame = self.b_attrs = self.b_depth = self.b_n_links = NULL
+        self.b_link_chars = NULL
+        self.b_source = NULL
+        self.r_raw = self.r_n_links = self.r_split = self.r_tag = self.r_depth = NULL
+        self.r_source = NULL
+        self.r_link_chars = NULL
+
+    def __init__(self, cfg):
+        c = _consts()
+        self.tag_names = []
+        self.tag_ids = {}
+        self.path_names = []
+        self.path_keys = {}
+        self.own_names = [u""]  # own id 0: no tokens
+        self.own_ids = {u"": 0}
+        self.attrs_names = []
+        self.attrs_keys = {}
+        self.source_names = [u"dom"]  # source 0: the page's DOM (the readers test it so)
+        self.source_ids = {u"dom": 0}
+        self.structural_tags = c.STRUCTURAL_TAGS
+        self.max_path_levels = cfg.max_path_levels
+        self.max_attr_levels = cfg.max_attr_levels
+        self.texts = []
+        self.htmls = []
+        self.attributes = []
+        self.row_texts = None
+        self.row_htmls = None
+        self.n = 0
+
+    def __dealloc__(self):
+        free(self.frames)
+        free(self.structural)
+        free(self.b_frame)
+        free(self.b_attrs)
+        free(self.b_depth)
+        free(self.b_link_chars)
+        free(self.b_n_links)
+        free(self.b_source)
+        free(self.r_raw)
+        free(self.r_link_chars)
+        free(self.r_n_links)
+        free(self.r_split)
+        free(self.r_tag)
+        free(self.r_depth)
+        free(self.r_source)
+
+    # -- writing (the walks) ---------------------------------------------------------------
+    cdef int tag_id(self, str tag) except -1:
+        cdef Py_ssize_t k
+        cdef unsigned char *grown
+        v = self.tag_ids.get(tag)
+        if v is not None:
+            return <int> v
+        k = len(self.tag_names)
+        if k >= self.structural_room:
+            self.structural_room = 2 * self.structural_room + 64
+            grown = <unsigned char *> realloc(self.structural, self.structural_room)
+            if grown == NULL:
+                raise MemoryError()
+            self.structural = grown
+        self.structural[k] = tag in self.structural_tags
+        self.tag_names.append(tag)
+        self.tag_ids[tag] = k
+        return <int> k
+
+    cdef int source_id(self, str source) except -1:
+        v = self.source_ids.get(source)
+        if v is None:
+            v = self.source_ids[source] = len(self.source_names)
+            self.source_names.append(source)
+        return <int> v
+
+    cdef int new_frame(self) except -1:
+        cdef _FrameRow *grown
+        if self.n_frames == self.frame_room:
+            self.frame_room = 2 * self.frame_room + 256
+            grown = <_FrameRow *> realloc(self.frames, self.frame_room * sizeof(_FrameRow))
+            if grown == NULL:
+                raise MemoryError()
+            self.frames = grown
+        memset(&self.frames[self.n_frames], 0, sizeof(_FrameRow))
+        self.frames[self.n_frames].own = -1
+        self.frames[self.n_frames].attrs = -1
+        self.frames[self.n_frames].parent = -1
+        self.n_frames += 1
+        return <int> (self.n_frames - 1)
+
+    cdef int path_id(self, int parent, int tag, int image, int *levels) except -1:
+        """The tag path of a frame with tag ``tag`` under the frame ``parent`` (-1: none):
+        ``segment``'s rule, the last ``max_path_levels`` tags joined by ``>`` (an image's is
+        its parent's path and ``>img``, uncut), numbered once a page."""
+        cdef Py_ssize_t m = 0, got
+        cdef int parent_path = -1
+        if parent >= 0:
+            parent_path = self.frames[parent].path
+            m = self.frames[parent].path_levels
+        key = ((<long long> parent_path + 1) << 24) | ((<long long> tag) << 1) | image
+        v = self.path_keys.get(key)
+        if v is not None:
+            if image:
+                levels[0] = 0
+            elif parent < 0:
+                levels[0] = 1
+            else:
+                levels[0] = m + 1 if m + 1 < self.max_path_levels else self.max_path_levels
+            return <int> v
+        tag_name = <str> self.tag_names[tag]
+        if parent < 0:
+            path = tag_name
+            got = 1
+        elif image:
+            path = <str> self.path_names[parent_path] + u">img"
+            got = 0
+        else:
+            path = _path_append(
+                <str> self.path_names[parent_path], m, tag_name, self.max_path_levels, &got
+            )
+        v = len(self.path_names)
+        self.path_names.append(path)
+        self.path_keys[key] = v
+        levels[0] = <int> got
+        return <int> v
+
+    cdef int own_of(self, int f) except -1:
+        """The frame's own class/id tokens, read off its node the first time (the node must be
+        alive: while its walk runs)."""
+        cdef _FrameRow *row = &self.frames[f]
+        if row.own < 0:
+            if row.node == NULL:
+                raise RuntimeError("an element's tokens were asked for after its walk")
+            row.own = self.own_id(_own_attr_tokens(row.node))
+        return row.own
+
+    cdef int own_id(self, str tokens) except -1:
+        v = self.own_ids.get(tokens)
+        if v is None:
+            v = self.own_ids[tokens] = len(self.own_names)
+            self.own_names.append(tokens)
+        return <int> v
+
+    cdef int attrs_of(self, int f) except -1:
+        """The frame's class/id string (``segment._Frame.ancestry``'s): the non-empty tokens of
+        the frame and its nearest ancestors, ``max_attr_levels`` frames at most, outermost
+        first, joined with `` | ``; numbered once a page by the tokens it joins."""
+        cdef _FrameRow *row = &self.frames[f]
+        cdef int g = f, own, k = 0, found = 0
+        cdef int levels = self.max_attr_levels
+        cdef int limit = levels if levels >= 2 else (-1 if levels == 1 else 1)
+        cdef int ids[64]
+        if row.attrs >= 0:
+            return row.attrs
+        while g >= 0 and k != limit:
+            own = self.own_of(g)
+            if own:
+                if found == 64:
+                    return self._attrs_slow(f, limit)
+                ids[found] = own
+                found += 1
+            g = self.frames[g].parent
+            k += 1
+        key = tuple([ids[found - 1 - k] for k in range(found)])
+        v = self.attrs_keys.get(key)
+        if v is None:
+            if found == 0:
+                joined = u""
+            elif found == 1:
+                joined = self.own_names[ids[0]]
+            else:
+                joined = u" | ".join([self.own_names[x] for x in key])
+            v = self.attrs_keys[key] = len(self.attrs_names)
+            self.attrs_names.append(joined)
+        row = &self.frames[f]
+        row.attrs = <int> v
+        return row.attrs
+
+    cdef int _attrs_slow(self, int f, int limit) except -1:
+        cdef int g = f, own, k = 0
+        parts = []
+        while g >= 0 and k != limit:
+            own = self.own_of(g)
+            if own:
+                parts.append(own)
+            g = self.frames[g].parent
+            k += 1
+        parts.reverse()
+        key = tuple(parts)
+        v = self.attrs_keys.get(key)
+        if v is None:
+            v = self.attrs_keys[key] = len(self.attrs_names)
+            self.attrs_names.append(u" | ".join([self.own_names[x] for x in key]))
+        self.frames[f].attrs = <int> v
+        return <int> v
+
+    cdef int read_scope(self, int f) except -1:
+        """Read the tokens of the frame's scope elements (it and its ``max_path_levels - 1``
+        nearest ancestors) while their nodes are alive."""
+        cdef int g = f, k = 0
+        if self.frames[f].scoped:
+            return 0
+        while g >= 0 and k < self.max_path_levels:
+            if self.frames[g].own < 0:
+                self.own_of(g)
+            g = self.frames[g].parent
+            k += 1
+        self.frames[f].scoped = 1  # this frame's whole scope is read
+        return 0
+
+    cdef int add_block(
+        self, int frame, int attrs, Py_ssize_t depth, Py_ssize_t link_chars,
+        Py_ssize_t n_links, int source, str text, str html, tuple attributes,
+    ) except -1:
+        cdef Py_ssize_t k = self.n_raw
+        if k == self.raw_room:
+            self.raw_room = 2 * self.raw_room + 256
+            _grow(<void **> &self.b_frame, self.raw_room, sizeof(int))
+            _grow(<void **> &self.b_attrs, self.raw_room, sizeof(int))
+            _grow(<void **> &self.b_depth, self.raw_room, sizeof(int))
+            _grow(<void **> &self.b_link_chars, self.raw_room, sizeof(long long))
+            _grow(<void **> &self.b_n_links, self.raw_room, sizeof(int))
+            _grow(<void **> &self.b_source, self.raw_room, 1)
+        self.b_frame[k] = frame
+        self.b_attrs[k] = attrs
+        self.b_depth[k] = <int> depth
+        self.b_link_chars[k] = link_chars
+        self.b_n_links[k] = <int> n_links
+        self.b_source[k] = <unsigned char> source
+        self.texts.append(text)
+        self.htmls.append(html)
+        self.attributes.append(attributes)
+        self.n_raw += 1
+        return 0
+
+    @property
+    def raw_count(self):
+        """How many blocks the walks wrote."""
+        return self.n_raw
+
+    # -- numbering -------------------------------------------------------------------------
+    def number(self, Py_ssize_t max_blocks, double short_chars, split_long):
+        """Number the walks' blocks as ``segment._number_blocks`` numbered them: in order, at
+        most ``max_blocks`` (of the first ``max_blocks + 1`` written), a block whose text is
+        longer than ``short_chars`` (an image's aside) cut by ``split_long(tag, text, html,
+        link_chars, room)`` into parts ``[(text, html, link_chars), ...]`` (at most ``room + 1``;
+        None or one part: the block stays whole), each part a block of its own with its split
+        id, part and total, the block's links counted on its first part. Returns whether every
+        block was numbered."""
+        cdef Py_ssize_t r, k, total, room, split_id = 0, limit = self.n_raw
+        cdef bint complete = True
+        cdef str text
+        if self.r_raw != NULL:
+            raise ValueError("the rows are numbered already")
+        if limit > max_blocks + 1:
+            limit = max_blocks + 1
+        cdef Py_ssize_t cap = limit  # grown when a split adds parts
+        self.r_raw = <int *> _alloc(cap * sizeof(int), False)
+        self.r_link_chars = <long long *> _alloc(cap * sizeof(long long), False)
+        self.r_n_links = <int *> _alloc(cap * sizeof(int), False)
+        self.r_split = <int *> _alloc(3 * cap * sizeof(int), False)
+        texts = self.row_texts = []
+        htmls = self.row_htmls = []
+        img = self.tag_ids.get(u"img", -1)
+        for r in range(limit):
+            if self.n >= max_blocks:
+                complete = False
+                break
+            text = <str> self.texts[r]
+            if len(text) > short_chars and self.frames[self.b_frame[r]].tag != img:
+                room = max_blocks - self.n
+                parts = split_long(
+                    self.tag_names[self.frames[self.b_frame[r]].tag], text, self.htmls[r],
+                    self.b_link_chars[r], room,
+                )
+                if parts is not None and len(parts) > 1:
+                    if len(parts) > room:
+                        parts = parts[:room]
+                        complete = False
+                    total = len(parts)
+                    if self.n + total + (limit - r) > cap:  # room for the rest whole
+                        cap = self.n + total + (limit - r)
+                        _grow(<void **> &self.r_raw, cap, sizeof(int))
+                        _grow(<void **> &self.r_link_chars, cap, sizeof(long long))
+                        _grow(<void **> &self.r_n_links, cap, sizeof(int))
+                        _grow(<void **> &self.r_split, 3 * cap, sizeof(int))
+                    for k in range(total):
+                        part = parts[k]
+                        self.r_raw[self.n] = <int> r
+                        self.r_link_chars[self.n] = part[2]
+                        self.r_n_links[self.n] = self.b_n_links[r] if k == 0 else 0
+                        self.r_split[3 * self.n] = <int> split_id
+                        self.r_split[3 * self.n + 1] = <int> (k + 1)
+                        self.r_split[3 * self.n + 2] = <int> total
+                        texts.append(part[0])
+                        htmls.append(part[1])
+                        self.n += 1
+                    split_id += 1
+                    if not complete:
+                        break
+                    continue
+            self.r_raw[self.n] = <int> r
+            self.r_link_chars[self.n] = self.b_link_chars[r]
+            self.r_n_links[self.n] = self.b_n_links[r]
+            self.r_split[3 * self.n] = -1
+            texts.append(text)
+            htmls.append(self.htmls[r])
+            self.n += 1
+        self.r_tag = <int *> _alloc(max(self.n, 1) * sizeof(int), False)
+        self.r_depth = <int *> _alloc(max(self.n, 1) * sizeof(int), False)
+        self.r_source = <unsigned char *> _alloc(max(self.n, 1), False)
+        for k in range(self.n):
+            r = self.r_raw[k]
+            self.r_tag[k] = self.frames[self.b_frame[r]].tag
+            self.r_depth[k] = self.b_depth[r]
+            self.r_source[k] = self.b_source[r]
+        return complete
+
+    def block_ids(self, blocks, Py_ssize_t start=0, stop=None):
+        """The readers' table of the numbered blocks ``start:stop`` (``_common_c.BlockIds``, for
+        ``blocks``, the sequence they are read as): their columns (pointing into the rows), tag
+        paths and class/id strings numbered first seen first, scope elements densely in order
+        of first appearance, as ``BlockIds`` numbers them from ``Block`` objects, read off the
+        rows; None when the rows are kept too deep (``max_path_levels`` over 64)."""
+        cdef Py_ssize_t i, k, d, total = 0, n, end = self.n if stop is None else stop
+        cdef int f, g, depth
+        cdef int *path_dense = NULL
+        cdef int *attrs_dense = NULL
+        cdef int *frame_dense = NULL
+        cdef int chain[64]
+        cdef Py_ssize_t *path_of
+        cdef Py_ssize_t *attr_of
+        cdef Py_ssize_t *scope_off
+        cdef Py_ssize_t *scope_ids
+        cdef long long *elem_id = NULL
+        cdef int *elem_own = NULL
+        cdef Py_ssize_t n_elements = 0
+        cdef dict path_numbers = {}, attrs_numbers = {}
+        cdef int levels = self.max_path_levels
+        cdef BlockIds ids
+        if not 0 <= start <= end <= self.n:
+            raise IndexError("the rows hold no such range")
+        if levels > 64:
+            return None  # BlockIds numbers such blocks from their objects
+        n = end - start
+        path_of = <Py_ssize_t *> _alloc(n * sizeof(Py_ssize_t), False)
+        attr_of = <Py_ssize_t *> _alloc(n * sizeof(Py_ssize_t), False)
+        scope_off = <Py_ssize_t *> _alloc((n + 1) * sizeof(Py_ssize_t), False)
+        scope_ids = NULL
+        try:
+            path_dense = <int *> _alloc(max(len(self.path_names), 1) * sizeof(int), False)
+            attrs_dense = <int *> _alloc(max(len(self.attrs_names), 1) * sizeof(int), False)
+            frame_dense = <int *> _alloc(max(self.n_frames, 1) * sizeof(int), False)
+            memset(path_dense, 0xFF, max(len(self.path_names), 1) * sizeof(int))
+            memset(attrs_dense, 0xFF, max(len(self.attrs_names), 1) * sizeof(int))
+            memset(frame_dense, 0xFF, max(self.n_frames, 1) * sizeof(int))
+            scope_off[0] = 0
+            for i in range(n):  # the scopes' lengths: the frames up, at most max_path_levels
+                f = self.b_frame[self.r_raw[start + i]]
+                depth = 0
+                while f >= 0 and depth < levels:
+                    depth += 1
+                    f = self.frames[f].parent
+                total += depth
+                scope_off[i + 1] = total
+            scope_ids = <Py_ssize_t *> _alloc(max(total, 1) * sizeof(Py_ssize_t), False)
+            elem_id = <long long *> _alloc(max(total, 1) * sizeof(long long), False)
+            elem_own = <int *> _alloc(max(total, 1) * sizeof(int), False)
+            for i in range(n):
+                k = self.r_raw[start + i]
+                f = self.b_frame[k]
+                # numbered by their strings, as BlockIds numbers them: two frames' paths may be
+                # the same string under other parents (a path keeps its last tags only)
+                g = self.frames[f].path
+                if path_dense[g] < 0:
+                    path_dense[g] = _first_seen(path_numbers, self.path_names[g])
+                path_of[i] = path_dense[g]
+                g = self.b_attrs[k]
+                if attrs_dense[g] < 0:
+                    attrs_dense[g] = _first_seen(attrs_numbers, self.attrs_names[g])
+                attr_of[i] = attrs_dense[g]
+                depth = <int> (scope_off[i + 1] - scope_off[i])
+                g = f
+                for d in range(depth - 1, -1, -1):
+                    chain[d] = g
+                    g = self.frames[g].parent
+                for d in range(depth):
+                    g = chain[d]
+                    if frame_dense[g] < 0:
+                        frame_dense[g] = <int> n_elements
+                        elem_id[n_elements] = self.frames[g].node_id
+                        elem_own[n_elements] = self.frames[g].own
+                        n_elements += 1
+                    scope_ids[scope_off[i] + d] = frame_dense[g]
+        except BaseException:
+            free(path_of)
+            free(attr_of)
+            free(scope_off)
+            free(scope_ids)
+            free(elem_id)
+            free(elem_own)
+            raise
+        finally:
+            free(path_dense)
+            free(attrs_dense)
+            free(frame_dense)
+        # the table refers to its blocks weakly: the blocks keep their table (BlockList.table),
+        # and a cycle would leave a page to the collector
+        ids = _numbered_ids(
+            _weakref.ref(blocks), n, list(path_numbers), list(attrs_numbers), path_of, attr_of,
+            scope_off, scope_ids, n_elements,
+        )
+        ids.elem_id = elem_id
+        ids.elem_own = elem_own
+        ids.first = start
+        ids.owner = self
+        ids.texts = self.row_texts if start == 0 and end == self.n else self.row_texts[start:end]
+        ids.tags = self.tag_names
+        ids.sources = self.source_names
+        ids.owns = self.own_names
+        ids.tag_of = self.r_tag + start
+        ids.depth_of = self.r_depth + start
+        ids.link_chars_of = self.r_link_chars + start
+        ids.n_links_of = self.r_n_links + start
+        ids.split_of = self.r_split + 3 * start
+        ids.source_of = self.r_source + start
+        return ids
+
+    # -- reading: a position's Block -------------------------------------------------------
+    cdef tuple chain_of(self, int f):
+        """The frame's chain (``Block.chain``), made once."""
+        cdef _FrameRow *row
+        cdef int g
+        cdef list todo
+        cdef tuple base
+        if self.chains is None:
+            self.chains = [None] * self.n_frames
+        got = self.chains[f]
+        if got is not None:
+            return <tuple> got
+        todo = []
+        g = f
+        while g >= 0 and self.chains[g] is None:
+            todo.append(g)
+            g = self.frames[g].parent
+        for k in range(len(todo) - 1, -1, -1):
+            g = todo[k]
+            row = &self.frames[g]
+            base = <tuple> self.chains[row.parent] if row.parent >= 0 else ()
+            if row.has_table:
+                base = bd_tuple_plus(base, 0, row.chain_keep, (u"table", row.table))
+                base = bd_tuple_plus(base, 0, len(base), (self.tag_names[row.tag], row.node_id))
+            else:
+                base = bd_tuple_plus(
+                    base, 0, row.chain_keep, (self.tag_names[row.tag], row.node_id)
+                )
+            self.chains[g] = base
+        return <tuple> self.chains[f]
+
+    cdef tuple scope_of(self, int f):
+        """The frame's scope (``Block.scope``): its element's id and its nearest
+        ``max_path_levels - 1`` ancestors', outermost first, made once (from its parent's)."""
+        return self._memo(f, False)
+
+    cdef tuple scope_tokens_of(self, int f):
+        """The frame's scope tokens (``Block.scope_attrs``), aligned with its scope."""
+        return self._memo(f, True)
+
+    cdef tuple _memo(self, int f, bint tokens):
+        cdef int g
+        cdef list memo
+        cdef list todo
+        cdef tuple base
+        if tokens:
+            if self.scope_tokens is None:
+                self.scope_tokens = [None] * self.n_frames
+            memo = self.scope_tokens
+        else:
+            if self.scopes is None:
+                self.scopes = [None] * self.n_frames
+            memo = self.scopes
+        got = memo[f]
+        if got is not None:
+            return <tuple> got
+        todo = []
+        g = f
+        while g >= 0 and memo[g] is None:
+            todo.append(g)
+            g = self.frames[g].parent
+        for k in range(len(todo) - 1, -1, -1):
+            g = todo[k]
+            p = self.frames[g].parent
+            if tokens:
+                # an element no block's scope reaches was not read (None): its tuple is only a
+                # base its descendants cut it from
+                item = self.own_names[self.frames[g].own] if self.frames[g].own >= 0 else None
+            else:
+                item = self.frames[g].node_id
+            if p < 0:
+                memo[g] = (item,)
+            else:
+                base = <tuple> memo[p]
+                memo[g] = _tail_plus(base, 1 - self.max_path_levels, item)
+        return <tuple> memo[f]
+
+    cdef object _block(self, type cls, Py_ssize_t i):
+        cdef Py_ssize_t r = self.r_raw[i]
+        cdef int f = self.b_frame[r]
+        obj = cls.__new__(cls)
+        _put(obj, _block_off[0], i)
+        _put(obj, _block_off[1], self.tag_names[self.frames[f].tag])
+        _put(obj, _block_off[2], self.row_htmls[i])
+        _put(obj, _block_off[3], self.row_texts[i])
+        _put(obj, _block_off[4], self.chain_of(f))
+        _put(obj, _block_off[5], self.path_names[self.frames[f].path])
+        _put(obj, _block_off[6], self.attrs_names[self.b_attrs[r]])
+        _put(obj, _block_off[7], self.b_depth[r])
+        _put(obj, _block_off[8], self.r_link_chars[i])
+        _put(obj, _block_off[9], self.r_n_links[i])
+        if self.r_split[3 * i] < 0:
+            _put(obj, _block_off[10], None)
+        else:
+            _put(obj, _block_off[10], (self.r_split[3 * i], self.r_split[3 * i + 1],
+                                       self.r_split[3 * i + 2]))
+        _put(obj, _block_off[11], self.source_names[self.b_source[r]])
+        _put(obj, _block_off[12], self.attributes[r])
+        _put(obj, _block_off[13], self.scope_of(f))
+        _put(obj, _block_off[14], self.scope_tokens_of(f))
+        return obj
+
+
+
+@cython.final
+cdef class BlockList:
+    """A page's blocks as users read them (``Page.blocks``): a sequence of ``Block`` objects
+    made from the walk's rows on first access, one object a position, kept (issue 45: blocks
+    that no reader touches are never made). Length, indexing from either end, iteration,
+    ``in``, ``index``, ``count``, equality with another sequence of blocks; a slice with step 1
+    is a view of the same rows and objects (``Page.slice``), other slices are tuples. Pickled as
+    the tuple of its blocks. The compiled readers read the rows' columns through
+    :meth:`table` instead."""
+
+    cdef readonly BlockRows rows
+    cdef type cls
+    cdef Py_ssize_t start, stop
+    cdef list made  # the Block made at each of the rows' positions (None: not yet), shared by views
+    cdef tuple whole  # every block, once asked for at once (all)
+    cdef object ids  # the readers' table of these blocks, once asked for
+    cdef object __weakref__
+
+    def __init__(self, BlockRows rows, type cls, Py_ssize_t start=0, stop=None):
+        _load_block_offsets(cls)
+        self.rows = rows
+        self.cls = cls
+        self.start = start
+        self.stop = rows.n if stop is None else stop
+        if not 0 <= self.start <= self.stop <= rows.n:
+            raise IndexError("a view of blocks the rows do not hold")
+        self.made = None
+        self.whole = None
+        self.ids = None
+
+    cdef object at(self, Py_ssize_t pos):
+        """The block at the rows' position ``pos``, made on first access."""
+        cdef list made = self.made
+        if made is None:
+            made = self.made = [None] * self.rows.n
+        got = made[pos]
+        if got is None:
+            got = made[pos] = self.rows._block(self.cls, pos)
+        return got
+
+    def __len__(self):
+        return self.stop - self.start
+
+    def __getitem__(self, key):
+        cdef Py_ssize_t i, n = self.stop - self.start, a, b, step
+        cdef BlockList view
+        if isinstance(key, slice):
+            a, b, step = key.indices(n)
+            if step != 1:
+                return tuple([self.at(self.start + k) for k in range(a, b, step)])
+            if b < a:
+                b = a
+            view = BlockList.__new__(BlockList)
+            view.rows = self.rows
+            view.cls = self.cls
+            view.start = self.start + a
+            view.stop = self.start + b
+            if self.made is None:
+                self.made = [None] * self.rows.n
+            view.made = self.made
+            return view
+        i = key
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("block index out of range")
+        return self.at(self.start + i)
+
+    def __iter__(self):
+        cdef Py_ssize_t pos
+        for pos in range(self.start, self.stop):
+            yield self.at(pos)
+
+    def __reversed__(self):
+        cdef Py_ssize_t pos
+        for pos in range(self.stop - 1, self.start - 1, -1):
+            yield self.at(pos)
+
+    def __contains__(self, value):
+        cdef Py_ssize_t pos
+        for pos in range(self.start, self.stop):
+            b = self.at(pos)
+            if b is value or b == value:
+                return True
+        return False
+
+    def index(self, value, Py_ssize_t start=0, stop=None):
+        cdef Py_ssize_t k, n = self.stop - self.start
+        a, b, _ = slice(start, stop).indices(n)
+        for k in range(a, b):
+            got = self.at(self.start + k)
+            if got is value or got == value:
+                return k
+        raise ValueError("the block is not in the page")
+
+    def count(self, value):
+        return sum(1 for b in self if b is value or b == value)
+
+    def all(self):
+        """Every block, as a tuple (made once)."""
+        cdef Py_ssize_t pos, n = self.stop - self.start
+        cdef tuple out
+        if self.whole is None:
+            out = PyTuple_New(n)
+            for pos in range(n):
+                obj = self.at(self.start + pos)
+                Py_INCREF(obj)
+                PyTuple_SET_ITEM(out, pos, obj)
+            self.whole = out
+        return self.whole
+
+    def table(self):
+        """The readers' table of these blocks (``_common_c.BlockIds``), read off the rows once."""
+        if self.ids is None:
+            self.ids = self.rows.block_ids(self, self.start, self.stop)
+        return self.ids
+
+    @property
+    def first(self):
+        """The rows' position of the first block (its index)."""
+        return self.start
+
+    def made_count(self):
+        """How many of these blocks were made (for tests: a reader of the columns makes none)."""
+        if self.made is None:
+            return 0
+        return sum(1 for k in range(self.start, self.stop) if self.made[k] is not None)
+
+    def __eq__(self, other):
+        if isinstance(other, (BlockList, tuple)):
+            return len(self) == len(other) and all(
+                a is b or a == b for a, b in zip(self, other)
+            )
+        return NotImplemented
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self):
+        return hash(self.all())
+
+    def __add__(self, other):
+        return tuple(self) + tuple(other)
+
+    def __radd__(self, other):
+        return tuple(other) + tuple(self)
+
+    def __repr__(self):
+        return repr(self.all())
+
+    def __reduce__(self):
+        return (tuple, (self.all(),))
+
+
+cdef int _grow(void **p, Py_ssize_t count, size_t size) except -1:
+    cdef void *grown = realloc(p[0], (count if count else 1) * size)
+    if grown == NULL:
+        raise MemoryError()
+    p[0] = grown
+    return 0
+
+
+@cython.final
+cdef class _Run:
+    """An open frame's run: the text and markup since the frame (or its last block child)
+    began, and what the run's block records. One object per open depth, reused."""
+    cdef int frame  # the frame's row
     cdef str tag
-    cdef tuple chain, scope
-    cdef str own  # the element's class/id/role/itemprop tokens (None: not read yet)
-    cdef tuple scope_own  # scope_attrs' value (None: not computed yet)
-    cdef str joined  # attrs_joined's value (None: not computed yet)
-    cdef str path  # the tag path, '>'-joined (at most max_path_levels tags)
-    cdef Py_ssize_t path_levels  # how many tags it joins
     cdef int mode
     cdef list html, text  # the run's markup and text pieces (None: none yet; _MARKED: some,
     # but markup is off)
@@ -450,57 +1211,6 @@ cdef class _CFrame:
     cdef str language  # a <pre> frame's code language (segment._Frame.language)
     cdef int head  # a row's cells so far: 1 all <th>, -1 some <td>, 0 none (segment._Frame.head)
     cdef bint breaks  # the run's text holds a segment.BREAK_MARK
-    cdef bd_node *node
-    cdef _CFrame parent
-
-    cdef str attrs_joined(self, int levels):
-        """``segment._Frame.ancestry``'s class/id string: the non-empty own tokens of this frame
-        and its nearest ancestors, outermost first, joined with `` | ``. As there, the frames
-        are the last ``levels`` of the chain (every one at ``levels`` 1, only this one below
-        1); tokens are read once per frame, when first needed."""
-        cdef _CFrame f = self
-        cdef Py_ssize_t k = 0, limit = levels if levels >= 2 else (-1 if levels == 1 else 1)
-        if self.joined is None:
-            parts = []
-            while f is not None and k != limit:
-                if f.own_tokens():
-                    parts.append(f.own)
-                f = f.parent
-                k += 1
-            if not parts:
-                self.joined = ""
-            elif len(parts) == 1:
-                self.joined = parts[0]
-            else:
-                parts.reverse()
-                self.joined = " | ".join(parts)
-        return self.joined
-
-    cdef inline str own_tokens(self):
-        """The element's class/id tokens, read once (``segment._Frame.own``)."""
-        if self.own is None:
-            self.own = _own_attr_tokens(self.node)
-        return self.own
-
-    cdef tuple scope_attrs(self, Py_ssize_t levels):
-        """``segment._Frame.scope_attrs``: the own tokens of the ``scope`` elements, built as
-        ``scope`` is (``levels``: the path levels), once per frame; iterative."""
-        cdef _CFrame f = self, g
-        cdef tuple base
-        cdef Py_ssize_t k
-        if self.scope_own is None:
-            todo = []
-            while f is not None and f.scope_own is None:
-                todo.append(f)
-                f = f.parent
-            base = f.scope_own if f is not None else None
-            for k in range(len(todo) - 1, -1, -1):
-                g = <_CFrame> todo[k]
-                base = (g.own_tokens(),) if base is None else _tail_plus(
-                    base, 1 - levels, g.own_tokens()
-                )
-                g.scope_own = base
-        return self.scope_own
 
     cdef inline void add(self, str text, str html) except *:
         """Append a piece of text to the run, and its markup."""
@@ -535,11 +1245,14 @@ cdef class _CFrame:
 
 
 cdef class _CWalker:
-    cdef object block_cls, deadline
-    cdef str source
+    cdef object deadline
+    cdef BlockRows rows
+    cdef int source
     cdef long long id_offset
-    cdef public list out
-    cdef list frames, exit_tags, table_ids
+    cdef Py_ssize_t first_raw  # the rows' block count when this walk began
+    cdef list runs  # the open frames' runs (runs[:n_open]) and spare ones after them
+    cdef Py_ssize_t n_open
+    cdef list exit_tags, table_ids
     cdef unsigned char *exit_kinds  # a stack: what leaving each open element does
     cdef Py_ssize_t n_exits, exit_room
     cdef set absorbed
@@ -551,7 +1264,7 @@ cdef class _CWalker:
     cdef Py_ssize_t link_depth, depth, max_blocks, check_every
     cdef int max_attr_levels, max_path_levels, max_caption_chars, max_figure_levels
     cdef public bint timed_out
-    cdef frozenset block_tags, structural_tags, cell_tags, pre_tags, row_inner_tags
+    cdef frozenset block_tags, cell_tags, pre_tags, row_inner_tags
     cdef frozenset nested_table_tags
     cdef dict kept_inline
     cdef object code_language, link_open, squash_breaks
@@ -561,8 +1274,9 @@ cdef class _CWalker:
     cdef list origin  # [segment._origin(base)] once an image needs it ([_NOT_READ] before)
     cdef bint markup  # SegmentConfig.markup
     cdef str link_base, base
+    cdef int img_tag  # the rows' tag id of "img"
 
-    def __init__(self, cfg, str source, long long id_offset, deadline, block_cls,
+    def __init__(self, cfg, str source, long long id_offset, deadline, BlockRows rows,
                  str base=""):
         c = _consts()
         self.base = base
@@ -570,13 +1284,13 @@ cdef class _CWalker:
         self.link_base = base if cfg.links else None
         self.link_open = c.link_open
         self.origin = [_NOT_READ]
-        _load_block_offsets(block_cls)
-        self.block_cls = block_cls
+        self.rows = rows
+        self.first_raw = rows.n_raw
         self.deadline = deadline
-        self.source = source
+        self.source = rows.source_id(source)
         self.id_offset = id_offset
-        self.out = []
-        self.frames = []
+        self.runs = []
+        self.n_open = 0
         self.exit_tags = []  # the tag of each open EXIT_CELL and EXIT_KEPT element
         self.table_ids = []
         self.absorbed = set()
@@ -595,7 +1309,6 @@ cdef class _CWalker:
         self.max_caption_chars = cfg.max_caption_chars
         self.max_figure_levels = cfg.max_figure_levels
         self.block_tags = c.BLOCK_TAGS
-        self.structural_tags = c.STRUCTURAL_TAGS
         self.cell_tags = c.CELL_TAGS
         self.pre_tags = c._PRE_TAGS
         self.row_inner_tags = c.ROW_INNER_TAGS
@@ -606,6 +1319,7 @@ cdef class _CWalker:
         self.break_mark = c.BREAK_MARK
         self.squash_breaks = c.squash_breaks
         self.heading_tags = c.HEADING_TAGS
+        self.img_tag = rows.tag_id(u"img")
 
     cdef str tag_of(self, bd_node *node):
         cdef uintptr_t key
@@ -674,33 +1388,11 @@ cdef class _CWalker:
     cdef long long node_id(self, bd_node *node):
         return <long long> <uintptr_t> node - self.id_offset
 
-    # -- emitting ----------------------------------------------------------------------------
-    cdef object new_block(
-        self, str tag, str html, str text, tuple chain, str path, str attrs, Py_ssize_t depth,
-        Py_ssize_t link_chars, Py_ssize_t n_links, tuple attributes, str source, tuple scope,
-        tuple scope_attrs,
-    ):
-        """A ``Block`` with every field but ``index`` set (split None): the numbering sets the
-        index (:func:`number_run`) or builds new blocks from it (a long block is split)."""
-        cdef type cls = self.block_cls
-        obj = cls.__new__(cls)
-        _put(obj, _block_off[1], tag)
-        _put(obj, _block_off[2], html)
-        _put(obj, _block_off[3], text)
-        _put(obj, _block_off[4], chain)
-        _put(obj, _block_off[5], path)
-        _put(obj, _block_off[6], attrs)
-        _put(obj, _block_off[7], depth)
-        _put(obj, _block_off[8], link_chars)
-        _put(obj, _block_off[9], n_links)
-        _put(obj, _block_off[10], None)
-        _put(obj, _block_off[11], source)
-        _put(obj, _block_off[12], attributes)
-        _put(obj, _block_off[13], scope)
-        _put(obj, _block_off[14], scope_attrs)
-        return obj
+    cdef inline _Run top(self):
+        return <_Run> self.runs[self.n_open - 1] if self.n_open else None
 
-    cdef void flush(self, _CFrame frame, bint last=False) except *:
+    # -- emitting ----------------------------------------------------------------------------
+    cdef void flush(self, _Run frame, bint last=False) except *:
         """Emit the frame's run as a block (when it holds text) and start a new run, unless
         this is the frame's ``last`` run (it is being closed: no new run is needed)."""
         cdef bint has_text
@@ -727,30 +1419,23 @@ cdef class _CWalker:
                 html = "".join(frame.html)
                 if frame.mode != MODE_PRE:
                     html = _squash(html)
-            path = frame.path
-            attrs = frame.attrs_joined(self.max_attr_levels)
-            self.out.append(
-                self.new_block(
-                    frame.tag,
-                    html,
-                    text,
-                    frame.chain,
-                    path,
-                    attrs,
-                    self.depth,
-                    frame.link_chars,
-                    frame.n_links,
-                    (
-                        (("language", frame.language),)
-                        if frame.language
-                        else _HEADER_ROW
-                        if frame.head == 1
-                        else ()
-                    ),
-                    self.source,
-                    frame.scope,
-                    frame.scope_attrs(self.max_path_levels),
-                )
+            self.rows.read_scope(frame.frame)
+            self.rows.add_block(
+                frame.frame,
+                self.rows.attrs_of(frame.frame),
+                self.depth,
+                frame.link_chars,
+                frame.n_links,
+                self.source,
+                text,
+                html,
+                (
+                    (("language", frame.language),)
+                    if frame.language
+                    else _HEADER_ROW
+                    if frame.head == 1
+                    else ()
+                ),
             )
         if not last:
             frame.reset_run()
@@ -783,12 +1468,15 @@ cdef class _CWalker:
         return " ".join(" ".join(parts).split())
 
     cdef void image(self, bd_node *node) except *:
-        cdef _CFrame parent
+        cdef _Run parent
         cdef bd_node *up
         cdef bd_node *sib
         cdef bint from_figure
+        cdef int f, levels
+        cdef BlockRows rows = self.rows
+        cdef _FrameRow *row
         caption = (_attr(node, b"alt") or _attr(node, b"title") or "").strip()
-        if not self.frames:
+        if not self.n_open:
             return
         from_figure = not caption
         if from_figure:
@@ -814,47 +1502,49 @@ cdef class _CWalker:
         )
         if src is None:
             return
-        parent = self.frames[-1]
+        parent = self.top()
         self.flush(parent)
-        node_id = self.node_id(node)
-        path = parent.path
-        ancestor_attrs = parent.attrs_joined(self.max_attr_levels)
-        self.out.append(
-            self.new_block(
-                "img",
-                _escape(f"image: {src}, caption: {caption}")
-                if self.markup else "",
-                caption,
-                _tail_plus(parent.chain, 0, ("img", node_id)),
-                f"{path}>img",
-                ancestor_attrs,
-                self.depth + 1,
-                len(caption) if self.link_depth else 0,
-                1 if self.link_depth else 0,
-                _image_attributes(src, caption, from_figure, width),
-                self.source,
-                _tail_plus(parent.scope, 1 - self.max_path_levels, node_id),
-                _tail_plus(
-                    parent.scope_attrs(self.max_path_levels), 1 - self.max_path_levels,
-                    _own_attr_tokens(node),
-                ),
-            )
+        # the image is a frame of its own under its parent's: its chain is the parent's and
+        # ("img", id), its path the parent's and ">img", its scope the parent's and its id
+        f = rows.new_frame()
+        row = &rows.frames[f]
+        row.node_id = self.node_id(node)
+        row.node = node
+        row.parent = parent.frame
+        row.tag = self.img_tag
+        row.chain_keep = rows.frames[parent.frame].chain_len
+        row.chain_len = row.chain_keep + 1
+        row.path = rows.path_id(parent.frame, self.img_tag, _PATH_IMAGE, &levels)
+        row = &rows.frames[f]
+        row.path_levels = levels
+        rows.own_of(f)
+        rows.read_scope(f)
+        rows.add_block(
+            f,
+            rows.attrs_of(parent.frame),
+            self.depth + 1,
+            len(caption) if self.link_depth else 0,
+            1 if self.link_depth else 0,
+            self.source,
+            caption,
+            _escape(f"image: {src}, caption: {caption}") if self.markup else "",
+            _image_attributes(src, caption, from_figure, width),
         )
 
     cdef void push_frame(self, bd_node *node, str tag, int mode) except *:
-        cdef _CFrame parent = self.frames[-1] if self.frames else None
-        cdef Py_ssize_t levels, keep
-        cdef str path
-        cdef tuple chain, scope
-        cdef _CFrame frame = _CFrame.__new__(_CFrame)
-        node_id = self.node_id(node)
+        cdef _Run parent = self.top()
+        cdef _Run frame
+        cdef BlockRows rows = self.rows
+        cdef int f = rows.new_frame(), tag_id = rows.tag_id(tag), levels, keep, p
+        cdef _FrameRow *row
+        cdef _FrameRow *prow
         if parent is not None:
             self.flush(parent)
-            chain = parent.chain
-            path = _path_append(parent.path, parent.path_levels, tag, self.max_path_levels, &levels)
-            scope = _tail_plus(parent.scope, 1 - self.max_path_levels, node_id)
-            keep = len(chain)  # the parent's chain, without its own element if not structural
-            if (keep and (<tuple> chain[keep - 1])[0] not in self.structural_tags
+            p = parent.frame
+            prow = &rows.frames[p]
+            # the parent's chain, without its own entry if it is not structural
+            keep = prow.chain_len
+            if (keep and not rows.structural[prow.tag]
                     and parent.mode != MODE_GRID and parent.mode != MODE_CELL):
                 keep -= 1
             if parent.mode == MODE_PRE:
@@ -862,35 +1552,44 @@ cdef class _CWalker:
             elif parent.mode == MODE_GRID and tag in self.cell_tags:
                 mode = MODE_CELL
         else:
-            chain = ()
+            p = -1
             keep = 0
-            path = tag
-            levels = 1
-            scope = (node_id,)
+        row = &rows.frames[f]
+        row.path = rows.path_id(p, tag_id, 0, &levels)
+        row = &rows.frames[f]
+        row.path_levels = levels
+        row.node_id = self.node_id(node)
+        row.node = node
+        row.parent = p
+        row.tag = tag_id
+        row.chain_keep = keep
         if (mode == MODE_ROW or mode == MODE_GRID or tag == "caption") and self.table_ids:
-            chain = bd_tuple_plus(chain, 0, keep, ("table", self.table_ids[-1]))
-            keep = len(chain)
+            row.has_table = 1
+            row.table = <long long> self.table_ids[-1]
+        row.chain_len = keep + row.has_table + 1
+        if self.n_open < len(self.runs):
+            frame = <_Run> self.runs[self.n_open]
+        else:
+            frame = _Run.__new__(_Run)
+            self.runs.append(frame)
+        self.n_open += 1
+        frame.frame = f
         frame.tag = tag
-        frame.chain = bd_tuple_plus(chain, 0, keep, (tag, node_id))
         frame.mode = mode
-        frame.path = path
-        frame.path_levels = levels
-        frame.node = node
-        frame.parent = parent
-        frame.scope = scope
-        frame.own = None
-        frame.scope_own = None
-        frame.joined = None
         frame.inline_stack = None
         frame.markup = self.markup
         frame.language = ""
+        frame.head = 0
         if mode == MODE_PRE:
             if parent is not None and parent.mode == MODE_PRE:
                 frame.language = parent.language
             else:
                 frame.language = self.pre_language(node)
         frame.reset_run()
-        self.frames.append(frame)
+
+    cdef _Run pop_frame(self):
+        self.n_open -= 1
+        return <_Run> self.runs[self.n_open]
 
     cdef str element_language(self, bd_node *node):
         """``segment._element_language``."""
@@ -945,12 +1644,12 @@ cdef class _CWalker:
 
     # -- walking -----------------------------------------------------------------------------
     cdef bint enter(self, bd_node *node) except -1:
-        cdef _CFrame frame
+        cdef _Run frame
         cdef str s, tag
         if node.local_name == TAG_TEXT:
-            if not self.frames:
+            if not self.n_open:
                 return False
-            frame = self.frames[-1]
+            frame = self.top()
             if frame.mode != MODE_PRE and _ascii_blank(node):
                 # Outside <pre> whitespace runs are squashed to one space at flush time, so a
                 # blank node adds one space (no decoding, escaping or link characters), and
@@ -973,7 +1672,7 @@ cdef class _CWalker:
         if code == TAG_SKIP:
             return False
         kind = code & TAG_KIND
-        frame = self.frames[-1] if self.frames else None
+        frame = self.top()
         if frame is not None and frame.mode == MODE_ROW and code & TAG_CELL:
             frame.head = 1 if tag == "th" and frame.head >= 0 else -1
             frame.add_html(
@@ -1052,7 +1751,7 @@ cdef class _CWalker:
         return True
 
     cdef void exit(self) except *:
-        cdef _CFrame frame
+        cdef _Run frame
         cdef int kind
         self.n_exits -= 1
         kind = self.exit_kinds[self.n_exits]
@@ -1060,7 +1759,7 @@ cdef class _CWalker:
         if kind == EXIT_NONE:
             return
         if kind == EXIT_FRAME or kind == EXIT_TABLE:
-            frame = self.frames.pop()
+            frame = self.pop_frame()
             self.flush(frame, True)
             if kind == EXIT_TABLE:
                 self.table_ids.pop()
@@ -1070,12 +1769,12 @@ cdef class _CWalker:
             return
         if kind == EXIT_HREF:
             self.link_depth -= 1
-            if self.frames:
-                (<_CFrame> self.frames[-1]).add_html("</a>")
+            if self.n_open:
+                self.top().add_html("</a>")
             return
-        if not self.frames:
+        if not self.n_open:
             return
-        frame = self.frames[-1]
+        frame = self.top()
         if kind == EXIT_CELL:
             frame.add_html(f"</{tag}>" if frame.markup else None)
         elif kind == EXIT_KEPT and frame.inline_stack and frame.inline_stack[-1] == tag:
@@ -1089,6 +1788,7 @@ cdef class _CWalker:
         cdef bd_node *nxt
         cdef bd_node *parent
         cdef Py_ssize_t visited = 0
+        cdef BlockRows rows = self.rows
         if root.type == NODE_ELEMENT:
             self.small_ns = (<bd_node_ns *> root).ns
         self.push_frame(root, self.tag_of(root) or "body", MODE_FLOW)
@@ -1096,7 +1796,7 @@ cdef class _CWalker:
         deadline = self.deadline
         perf_counter = _time.perf_counter
         while node != NULL:
-            if len(self.out) > self.max_blocks:
+            if rows.n_raw - self.first_raw > self.max_blocks:
                 break
             visited += 1
             if deadline is not None and visited % self.check_every == 0 and perf_counter() > deadline:
@@ -1128,8 +1828,12 @@ cdef class _CWalker:
                 node = parent
         while self.n_exits:
             self.exit()
-        while self.frames:
-            self.flush(self.frames.pop(), True)
+        while self.n_open:
+            self.flush(self.pop_frame(), True)
+        # the nodes die with their tree: no frame of this walk is read through them again
+        cdef Py_ssize_t f
+        for f in range(rows.n_frames):
+            rows.frames[f].node = NULL
 
 
 cdef extern from "Python.h":
@@ -1217,92 +1921,14 @@ cdef str _squash(str s):
         free(buf)
 
 
-def walk(root_id, cfg, source, id_offset, deadline, block_cls, base=""):
+def walk(root_id, cfg, source, id_offset, deadline, BlockRows rows, base=""):
     """The segmentation walk (``blockdex.segment``'s rules 1–6) for the node at ``root_id`` (a
-    ``mem_id``):
-    returns ``(raw blocks, timed_out)``, the raw blocks as ``block_cls`` (``Block``) objects
-    whose ``index`` is not set yet (see ``_CWalker.new_block``). Call only when
-    :func:`lexbor_ready` is True."""
-    w = _CWalker(cfg, source, id_offset, deadline, block_cls, base)
+    ``mem_id``): its blocks are written to ``rows`` (after those of the page's earlier walks);
+    returns whether the deadline ended it. Call only when :func:`lexbor_ready` is True."""
+    w = _CWalker(cfg, source, id_offset, deadline, rows, base)
     w.walk(root_id)
-    return w.out, w.timed_out
+    return w.timed_out
 
-RAW_FIELDS = (
-    "tag", "html", "text", "chain", "path", "attrs", "depth", "link_chars", "n_links",
-    "source", "attributes", "scope", "scope_attrs",
-)
-"""The fields of a walk's block that :func:`block_from_raw` copies."""
-
-cdef Py_ssize_t _raw_off[13]
-
-cdef object _raw_offsets_for = None  # the raw block class _raw_off was read from
-
-cdef int _load_offsets(type block_cls, type raw_cls) except -1:
-    """Read both classes' slot offsets, unless they are the ones already read."""
-    global _raw_offsets_for
-    cdef Py_ssize_t i
-    _load_block_offsets(block_cls)
-    if _raw_offsets_for is raw_cls:
-        return 0
-    for i in range(13):
-        _raw_off[i] = _slot_offset(raw_cls, RAW_FIELDS[i])
-    _raw_offsets_for = raw_cls
-    return 0
-
-def block_from_raw(type cls, index, rb):
-    """``cls(index=index, tag=rb.tag, …, split=None, …)`` for a raw block ``rb`` of the walk.
-
-    ``Block`` is a frozen dataclass: its ``__init__`` sets each field through
-    ``object.__setattr__`` (~3 µs a block); this copies the slots directly (both classes' slot
-    offsets read once from their member descriptors).
-    """
-    cdef Py_ssize_t i
-    cdef PyObject *v
-    _load_offsets(cls, type(rb))
-    obj = cls.__new__(cls)
-    _put(obj, _block_off[0], index)
-    for i in range(13):
-        v = _slot(rb, _raw_off[i])[0]
-        if v == NULL:
-            raise AttributeError(RAW_FIELDS[i])
-        # Block's order: tag … n_links (1-9), split (10), source (11), attributes (12), scope (13),
-        # scope_attrs (14)
-        _put(obj, _block_off[i + 1 if i < 9 else i + 2], <object> v)
-    _put(obj, _block_off[10], None)
-    return obj
-
-
-def number_run(
-    type cls, list raw, Py_ssize_t start, double short_chars, Py_ssize_t max_blocks,
-    list blocks,
-):
-    """Append a Block for each raw block from ``raw[start]`` on (index = its place in
-    ``blocks``; a raw block that is already a ``cls`` object, from the compiled walk, gets its
-    index set in place) until one whose text is longer than ``short_chars`` and whose tag is not
-    ``img`` (it may need splitting: the caller decides) or until ``blocks`` holds
-    ``max_blocks``. Returns the index of the raw block it stopped at."""
-    cdef Py_ssize_t i = start, n = len(raw)
-    while i < n and len(blocks) < max_blocks:
-        rb = raw[i]
-        if type(rb) is cls:  # the compiled walk's block, index not set yet: set it in place
-            _load_block_offsets(cls)  # BLOCK_FIELDS: 1 tag, 3 text
-            if (
-                len(<str> _field(rb, _block_off[3])) > short_chars
-                and _field(rb, _block_off[1]) != "img"
-            ):
-                return i
-            _put(rb, _block_off[0], len(blocks))
-            blocks.append(rb)
-        else:
-            _load_offsets(cls, type(rb))  # RAW_FIELDS: 0 tag, 2 text
-            if (
-                len(<str> _field(rb, _raw_off[2])) > short_chars
-                and _field(rb, _raw_off[0]) != "img"
-            ):
-                return i
-            blocks.append(block_from_raw(cls, len(blocks), rb))
-        i += 1
-    return i
 
 def squash(str s):
     """The walk's whitespace squashing (for tests): ``" ".join(s.split())``."""

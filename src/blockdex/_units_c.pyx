@@ -27,9 +27,7 @@ from cpython.unicode cimport (
 )
 from libc.stdint cimport uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, realloc
-from blockdex._common_c cimport (
-    _alloc, _block_off, _blocks_of_class, _char_t, _field, _tuple_of,
-)
+from blockdex._common_c cimport BlockIds, _alloc, _char_t, _tuple_of
 from blockdex._lexbor_c cimport (
     NODE_ELEMENT, NODE_TEXT, _TagKinds, _ascii_ieq, _attr, _attr_first, _attr_next, _attr_qname,
     _attr_value, _decode, _following, _tag, bd_chardata, bd_node, memmem,
@@ -51,12 +49,12 @@ cdef inline Py_ssize_t _lower_bound(const uintptr_t *a, Py_ssize_t n, uintptr_t 
 cdef extern from "stdlib.h":
     void qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *) noexcept nogil) nogil
 
-cdef inline bd_node *_element_of(object b) except? NULL:
-    """A block's element (``scope[-1]``, a ``mem_id`` of the page's live tree) when it comes
-    from the page's DOM, else NULL."""
-    cdef tuple scope = <tuple> _field(b, _block_off[13])
-    if scope and _field(b, _block_off[11]) == "dom":
-        return <bd_node *> <uintptr_t> scope[len(scope) - 1]
+cdef inline bd_node *_element_of(BlockIds table, Py_ssize_t i) noexcept:
+    """Block ``i``'s element (``scope[-1]``, a ``mem_id`` of the page's live tree) when it
+    comes from the page's DOM, else NULL."""
+    cdef Py_ssize_t end = table.scope_off[i + 1]
+    if end > table.scope_off[i] and table.source_of[i] == 0:
+        return <bd_node *> <uintptr_t> table.elem_id[table.scope_ids[end - 1]]
     return NULL
 
 
@@ -67,15 +65,14 @@ cdef inline uintptr_t _mark_bit(uintptr_t key) noexcept:
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def mark_ranges(blocks, list marks):
+def mark_ranges(BlockIds table, list marks):
     """``blockdex.units._mark_ranges``: for each element id of ``marks`` (sorted ``mem_id``\ s of
     a live tree), ``[first, last]`` positions of the blocks (``scope[-1]`` of a block from the
     page's DOM, read from its slot) whose element is that element or lies inside it. Each
     element's ancestors are walked up through lexbor's parent pointers, marks found by binary
     search (only for an ancestor whose bit of a 256-bit filter of the marks is set): no Python
-    object per ancestor. None when the blocks are not all of one class with
-    ``Block``'s slots. Call only when :func:`lexbor_ready` is True."""
-    cdef tuple seq = _blocks_of_class(blocks)
+    object per ancestor. The blocks are read from their table. Call only when
+    :func:`lexbor_ready` is True."""
     cdef Py_ssize_t n_marks = len(marks), n, i, lo
     cdef uintptr_t key, h
     cdef uint64_t seen[4]  # a bit for each mark (256 bits, by _mark_bit): most ancestors skip
@@ -83,9 +80,7 @@ def mark_ranges(blocks, list marks):
     cdef Py_ssize_t *first = NULL
     cdef Py_ssize_t *last = NULL
     cdef bd_node *node
-    if seq is None:
-        return None
-    n = len(seq)
+    n = table.n
     out = {}
     if n_marks == 0:
         return out
@@ -103,7 +98,7 @@ def mark_ranges(blocks, list marks):
             h = _mark_bit(sorted_marks[i])
             seen[h >> 6] |= (<uint64_t> 1) << (h & 63)
         for i in range(n):
-            node = _element_of(seq[i])
+            node = _element_of(table, i)
             while node != NULL:
                 key = <uintptr_t> node
                 h = _mark_bit(key)
@@ -318,35 +313,35 @@ cdef bint _holds(list probes, Py_ssize_t need, str lower, const char *buf, Py_ss
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def title_candidates(blocks, double shortest, double longest, Py_ssize_t max_spaces,
-                     tuple probe, Py_ssize_t need, tuple needs):
-    """Positions of the blocks ``blockdex.units.title_block`` scores
-    (length, spaces, not an image, and enough of the title's words in the lower-cased text),
-    without a Python step per block: text and tag read from the blocks' slots, each count of
-    words stopped once it has enough. An ASCII text is lower-cased into a C buffer (what
-    ``str.lower`` gives it: A-Z to a-z), others with ``str.lower``. None when the blocks are
-    not all of one class with ``Block``'s slots."""
-    cdef tuple seq = _blocks_of_class(blocks), ws
-    cdef Py_ssize_t pos, n, i, room = 0
+def title_candidates(BlockIds table, positions, double shortest, double longest,
+                     Py_ssize_t max_spaces, tuple probe, Py_ssize_t need, tuple needs):
+    """The blocks ``blockdex.units.title_block`` scores (length, spaces, not an image, and
+    enough of the title's words in the lower-cased text), without a Python step per block:
+    text and tag read from the blocks' table, each count of words stopped once it has enough.
+    ``positions``: the blocks to test (None: all), the places in it of those that pass are
+    returned (with None, their positions). An ASCII text is lower-cased into a C buffer (what
+    ``str.lower`` gives it: A-Z to a-z), others with ``str.lower``."""
+    cdef Py_ssize_t pos, n, i, room = 0, k, m, at
     cdef str text, lower
     cdef char *buf = NULL
     cdef const unsigned char *src
     cdef unsigned char c
-    if seq is None:
-        return None
+    cdef list texts = table.texts
+    m = table.n if positions is None else len(positions)
     cdef list probes = [_Probe(w) for w in probe]
     cdef list need_probes = [([_Probe(w) for w in item[0]], item[1]) for item in needs]
     out = []
     try:
-        for pos in range(len(seq)):
-            b = seq[pos]
-            text = <str> _field(b, _block_off[3])
+        for k in range(m):
+            at = k if positions is None else <Py_ssize_t> positions[k]
+            pos = k
+            text = <str> texts[at]
             n = PyUnicode_GET_LENGTH(text)
             if not (shortest <= n <= longest):
                 continue
             if _spaces_below(text, max_spaces) >= max_spaces:
                 continue
-            if _field(b, _block_off[1]) == "img":
+            if <str> table.tags[table.tag_of[at]] == "img":
                 continue
             lower = None
             if PyUnicode_IS_ASCII(text):
@@ -381,41 +376,40 @@ cdef inline Py_ssize_t _heading_level(str tag) noexcept:
     return c - 48 if 49 <= c <= 54 else 0  # '1' … '6'
 
 
-def heading_positions(blocks):
+def heading_positions(BlockIds table):
     """``blockdex.units.heading_positions``: ``(position, level)`` of the heading blocks, in
-    order, reading each block's tag from its slot. None when the blocks are not all of one class
-    with ``Block``'s slots (the caller then reads them as Python objects)."""
-    cdef tuple seq = _blocks_of_class(blocks)
-    cdef Py_ssize_t pos, level
-    if seq is None:
-        return None
+    order, reading each block's tag from the blocks' table (each distinct tag's level once)."""
+    cdef Py_ssize_t pos, level, t, n_tags = len(table.tags)
+    cdef Py_ssize_t *levels = NULL
     out = []
-    for pos in range(len(seq)):
-        tag = _field(seq[pos], _block_off[1])
-        level = _heading_level(tag) if type(tag) is str else 0
-        if level:
-            out.append((pos, level))
+    try:
+        levels = <Py_ssize_t *> _alloc(max(n_tags, 1) * sizeof(Py_ssize_t), False)
+        for t in range(n_tags):
+            tag = table.tags[t]
+            levels[t] = _heading_level(tag) if type(tag) is str else 0
+        for pos in range(table.n):
+            level = levels[table.tag_of[pos]]
+            if level:
+                out.append((pos, level))
+    finally:
+        free(levels)
     return out
 
 
-def text_prefix(blocks):
-    """The running sum of the blocks' text lengths (``len(blocks) + 1`` entries from 0), read
-    from their slots into an ``array('q')`` (no ``int`` object a block), for
-    ``blockdex.units.find_units``' sums over ranges of blocks. None when the blocks are not all
-    of one class with ``Block``'s slots."""
-    cdef tuple seq = _blocks_of_class(blocks)
-    cdef Py_ssize_t pos, n
+def text_prefix(BlockIds table):
+    """The running sum of the blocks' text lengths (``n + 1`` entries from 0), read from their
+    table into an ``array('q')`` (no ``int`` object a block), for
+    ``blockdex.units.find_units``' sums over ranges of blocks."""
+    cdef Py_ssize_t pos, n = table.n
     cdef long long total = 0
     cdef array.array out
     cdef long long *data
-    if seq is None:
-        return None
-    n = len(seq)
+    cdef list texts = table.texts
     out = array.clone(_PREFIX_TEMPLATE, n + 1, False)
     data = out.data.as_longlongs
     data[0] = 0
     for pos in range(n):
-        total += PyUnicode_GET_LENGTH(<str> _field(seq[pos], _block_off[3]))
+        total += PyUnicode_GET_LENGTH(<str> texts[pos])
         data[pos + 1] = total
     return out
 
@@ -443,7 +437,7 @@ cdef int _cmp_node(const void *a, const void *b) noexcept nogil:
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def story_children(uintptr_t root_id, blocks, heads, Py_ssize_t story_levels,
+def story_children(uintptr_t root_id, BlockIds table, heads, Py_ssize_t story_levels,
                    Py_ssize_t max_headings):
     """The repeated story containers of ``blockdex.units.find_units``: ``{child: (parent,
     level)}`` (``mem_id``\ s of the live tree under the root, a ``mem_id``), in the order found.
@@ -456,9 +450,8 @@ def story_children(uintptr_t root_id, blocks, heads, Py_ssize_t story_levels,
     one's chain of elements from the root down to it, the first element below the root that
     the level's other chains do not hold is the child, the element above it the parent — when
     the child is not the headline itself (a bare heading is a section, not a story); a child
-    found twice keeps its first parent and level. None when the blocks are not all of one
-    class with ``Block``'s slots. Call only when :func:`lexbor_ready` is True."""
-    cdef tuple seq = _blocks_of_class(blocks)
+    found twice keeps its first parent and level. The blocks are read from their table. Call
+    only when :func:`lexbor_ready` is True."""
     cdef bd_node *root = <bd_node *> root_id
     cdef bd_node *node
     cdef Py_ssize_t n_heads = len(heads), k, j, d, pos, level, n_story = 0, n_sorted
@@ -475,8 +468,6 @@ def story_children(uintptr_t root_id, blocks, heads, Py_ssize_t story_levels,
     cdef Py_ssize_t n_levels = 0
     cdef tuple head
     out = {}
-    if seq is None:
-        return None
     try:
         story = <uintptr_t *> _alloc(max(n_heads, 1) * sizeof(uintptr_t), False)
         story_level = <Py_ssize_t *> _alloc(max(n_heads, 1) * sizeof(Py_ssize_t), False)
@@ -489,7 +480,7 @@ def story_children(uintptr_t root_id, blocks, heads, Py_ssize_t story_levels,
             if <Py_ssize_t> head[1] > story_levels:
                 continue
             k += 1
-            node = _element_of(seq[<Py_ssize_t> head[0]])
+            node = _element_of(table, <Py_ssize_t> head[0])
             if node == NULL:
                 continue
             e = <uintptr_t> node
@@ -518,7 +509,7 @@ def story_children(uintptr_t root_id, blocks, heads, Py_ssize_t story_levels,
             level = <Py_ssize_t> head[1]
             if level > story_levels:
                 continue
-            node = _element_of(seq[<Py_ssize_t> head[0]])
+            node = _element_of(table, <Py_ssize_t> head[0])
             if node == NULL:
                 continue
             e = <uintptr_t> node
@@ -626,7 +617,7 @@ cdef dict _KIND_RANK = {"items": 0, "item": 1, "article": 2, "section": 3}
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def build_units(spans, blocks, heads, Py_ssize_t headline_levels, items, unit_cls):
+def build_units(spans, BlockIds table, heads, Py_ssize_t headline_levels, items, unit_cls):
     """``blockdex.units.build_units``: the article units (``spans`` deduplicated, the first
     reason kept, each headed by its first heading of the highest level up to
     ``headline_levels``), the item lists and items (``items``) and the section units (each
@@ -634,7 +625,7 @@ def build_units(spans, blocks, heads, Py_ssize_t headline_levels, items, unit_cl
     article or item around it nor into an article that starts inside it and ends after it),
     sorted by start, outer first, as ``unit_cls`` named tuples with their ids, titles and
     parents. ``heads``: ``(position, level)`` of the heading blocks, in order."""
-    cdef Py_ssize_t n = len(blocks), n_heads = len(heads), first, k, j, lo, hi, mid
+    cdef Py_ssize_t n = table.n, n_heads = len(heads), first, k, j, lo, hi, mid
     cdef Py_ssize_t start, end, at, level, best, best_level, begun, n_art, n_raw, top, g
     cdef Py_ssize_t a_lo, a_hi, v
     cdef Py_ssize_t *hpos = NULL
@@ -651,7 +642,8 @@ def build_units(spans, blocks, heads, Py_ssize_t headline_levels, items, unit_cl
     cdef list raw = [], articles, units = []
     cdef dict seen = {}
     cdef tuple r
-    first = blocks[0].index if n else 0
+    cdef list texts = table.texts
+    first = table.first
     for s in spans:
         key = (s.start, s.end)
         if key not in seen:
@@ -766,9 +758,9 @@ def build_units(spans, blocks, heads, Py_ssize_t headline_levels, items, unit_cl
             while top and not (stack_start[top - 1] <= start and end <= stack_end[top - 1]):
                 top -= 1
             if head is not None:
-                title = blocks[<Py_ssize_t> head].text[:300]
+                title = (<str> texts[<Py_ssize_t> head])[:300]
             elif kind == "item":  # an item without a heading is named by its first line
-                title = blocks[start].text[:120]
+                title = (<str> texts[start])[:120]
             else:
                 title = ""
             g = len(units)

@@ -22,6 +22,7 @@ import re
 import numpy as np
 
 from blockdex import _candidates_c as compiled
+from blockdex.ids import block_ids
 from blockdex.page import Block
 
 CANDIDATE_NAMES: tuple[str, ...] = (
@@ -109,5 +110,5 @@ def readability_columns(blocks: tuple[Block, ...]) -> np.ndarray:
     past 64 bits (never, for the walk's node addresses) raises OverflowError."""
     out = np.zeros((len(blocks), len(CANDIDATE_NAMES)), dtype=np.float32)
     if blocks:
-        compiled.readability_columns(blocks, COMPILED_PARAMS, out)
+        compiled.readability_columns(block_ids(blocks), COMPILED_PARAMS, out)
     return out

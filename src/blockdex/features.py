@@ -22,7 +22,7 @@ import numpy as np
 from blockdex import _features_c as compiled
 from blockdex.candidates import CANDIDATE_NAMES, COMPILED_PARAMS
 from blockdex.cjk import CJK_CLASS
-from blockdex.ids import page_ids
+from blockdex.ids import BlockIds, page_ids
 from blockdex.page import Block, Page
 
 # -- tables the rules read (one place each) ----------------------------------------------------
@@ -274,17 +274,16 @@ FEATURE_NAMES: tuple[str, ...] = (*BASE_FEATURE_NAMES, *CANDIDATE_NAMES)
 decision (:mod:`blockdex.candidates`)."""
 
 
-def _block_columns(
-    blocks: tuple[Block, ...], stops: frozenset[str], title_words: set[str]
-) -> np.ndarray:
-    """What :func:`block_features` reads from each block, as an ``(n, 15)`` float64 matrix:
-    characters, words, stop words, title words, link characters, links, heading, tag group
-    index, ends a sentence, starts upper-case, split part, from a script, depth (≤ 60, / 60),
-    punctuation marks, digits. Filled in one compiled pass (``_features_c.block_columns``).
+def _block_columns(ids: BlockIds, stops: frozenset[str], title_words: set[str]) -> np.ndarray:
+    """What :func:`block_features` reads from each block (of the blocks' table ``ids``), as an
+    ``(n, 15)`` float64 matrix: characters, words, stop words, title words, link characters,
+    links, heading, tag group index, ends a sentence, starts upper-case, split part, from a
+    script, depth (≤ 60, / 60), punctuation marks, digits. Filled in one compiled pass
+    (``_features_c.block_columns``).
     """
-    out = np.empty((len(blocks), 15), dtype=np.float64)
+    out = np.empty((ids.n, 15), dtype=np.float64)
     compiled.block_columns(
-        blocks, stops, title_words, TAG_GROUPS, _TAG_INDEX, _HEADING_TAGS, _SENT_END,
+        ids, stops, title_words, TAG_GROUPS, _TAG_INDEX, _HEADING_TAGS, _SENT_END,
         _PUNCT_TABLE.view(np.uint8), out,
     )  # fmt: skip
     return out
@@ -312,16 +311,16 @@ def block_features(page: Page) -> np.ndarray:
         return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32)
     stops = stopwords()
     title_words = set(WORD_RE.findall(page.title.lower())) if page.title else set()
-    cols = _block_columns(blocks, stops, title_words)
-    # Tag-path and class/id vectors repeat within a page: compute each distinct one once.
     ids = page_ids(page)
+    cols = _block_columns(ids, stops, title_words)
+    # Tag-path and class/id vectors repeat within a page: compute each distinct one once.
     path_rows = np.empty((len(ids.paths), len(PATH_TAGS)), dtype=np.float32)
     compiled.path_rows(ids.paths, PATH_TAGS, path_rows)
     attr_rows = _attr_matrix(ids.attrs)
     n_title = max(len(title_words), 1)
     out = np.empty((n, len(FEATURE_NAMES)), dtype=np.float32)
     compiled.block_feature_matrix(
-        blocks, cols, ids, path_rows, attr_rows, float(page.html_bytes),
+        cols, ids, path_rows, attr_rows, float(page.html_bytes),
         n_title, REPEAT_LEVELS, SCOPE_LEVELS, MAIN_CONTAINER_SHARE, CHARS_PER_WORD,
         GOOD_MIN_WORDS, GOOD_MAX_LINK_DENSITY, CONTEXT_WINDOW, out, COMPILED_PARAMS,
     )  # fmt: skip
@@ -358,9 +357,8 @@ def block_groups(page: Page) -> np.ndarray:
     on its own). A block with fewer than ``k + 1`` scopes is grouped at level ``k`` by its
     outermost one, a block without scopes alone.
     """
-    blocks = page.blocks
-    out = np.zeros((len(blocks), 1 + len(PROB_SCOPE_LEVELS)), dtype=np.int32)
-    compiled.block_groups(blocks, page_ids(page), PROB_SCOPE_LEVELS, out)
+    out = np.zeros((len(page.blocks), 1 + len(PROB_SCOPE_LEVELS)), dtype=np.int32)
+    compiled.block_groups(page_ids(page), PROB_SCOPE_LEVELS, out)
     return out
 
 

@@ -94,22 +94,22 @@ def _read(found: object) -> object:
     return compiled_found(found, "item lists")
 
 
-def _word_prefix(blocks: Sequence[Block]) -> list[int]:
-    """The words before each block, and in all (:func:`word_count`; ``len(blocks) + 1``),
+def _word_prefix(table: BlockIds) -> list[int]:
+    """The words before each block of the table, and in all (:func:`word_count`; ``n + 1``),
     counted in C (``_items_c.word_prefix``)."""
-    return _read(compiled.word_prefix(blocks))  # type: ignore[return-value]
+    return compiled.word_prefix(table)  # type: ignore[no-any-return]
 
 
 def block_words(blocks: Sequence[Block]) -> np.ndarray:
     """Each block's :func:`word_count`, as floats, from :func:`_word_prefix`."""
-    return np.diff(np.asarray(_word_prefix(blocks), dtype=np.float64))
+    return np.diff(np.asarray(_word_prefix(block_ids(blocks)), dtype=np.float64))
 
 
 def _numbered_word_prefix(ids: BlockIds) -> list[int]:
-    """:func:`_word_prefix` of the blocks ``ids`` numbers, counted once a page (kept in
-    ``ids``, which the page's facts hold): the item lists and the page-kind rules read them."""
+    """:func:`_word_prefix` of the blocks' table, counted once a page (kept in ``ids``, which
+    the page's facts hold): the item lists and the page-kind rules read them."""
     if ids.word_prefix is None:
-        ids.word_prefix = _word_prefix(ids.blocks)
+        ids.word_prefix = _word_prefix(ids)
     return ids.word_prefix  # type: ignore[no-any-return]
 
 
@@ -133,15 +133,12 @@ def find_item_lists(
     ``blocks`` as a tuple; numbered here otherwise)."""
     if ids is None or ids.blocks is not blocks:
         ids = block_ids(blocks)
-    blocks = ids.blocks
-    # parents, children and their templates in C, on the blocks' scope numbers (a wcxb page has
-    # ~250 children a page; a cache of the template keys missed 10.4k of 35.7k lookups a round
-    # of 200 pages, benchmarks/NOTES.md)
-    found: list[ItemList] = _read(
-        compiled.item_lists(
-            blocks, ids, ITEM_TAGS_EXCLUDED, ItemList, cfg.min_items, cfg.min_line_words
-        )
-    )  # type: ignore[assignment]
+    # parents, children and their templates in C, on the blocks' table (a wcxb page has ~250
+    # children a page; a cache of the template keys missed 10.4k of 35.7k lookups a round of
+    # 200 pages, benchmarks/NOTES.md)
+    found: list[ItemList] = compiled.item_lists(
+        ids, ITEM_TAGS_EXCLUDED, ItemList, cfg.min_items, cfg.min_line_words
+    )
     found.sort(key=lambda lst: (lst.items[0][0], -lst.items[-1][1]))
     return _merge_grids(found, cfg)
 
@@ -240,17 +237,18 @@ ITEM_CONTEXT_NAMES: tuple[str, ...] = ("p_item_slot",)
 items (a card's title is kept as its siblings' titles are); a block outside lists keeps its own."""
 
 
-def _slot(block: Block, parent: int, depth: int) -> tuple[str, ...]:
-    """The block's place inside its item: the signatures of the elements below the item."""
-    sc = block.scope
+def _slot(
+    tag: str, path: str, sc: tuple[int, ...], attrs: tuple[str, ...], parent: int, depth: int
+) -> tuple[str, ...]:
+    """A block's place inside its item (its tag, path, scope and scope tokens): the signatures
+    of the elements below the item."""
     try:
         at = sc.index(parent) + depth + 1
     except ValueError:  # the list's parent lies beyond the nearest ancestors a block keeps
-        return ("?", block.tag)
+        return ("?", tag)
     # the tags of the scope's elements: Block.path holds them, aligned at the block's end
-    tags = block.path.split(">")
+    tags = path.split(">")
     shift = len(tags) - len(sc)
-    attrs = block.scope_attrs
     return tuple(
         class_signature(tags[shift + k] if 0 <= shift + k < len(tags) else "", attrs[k])
         for k in range(at, len(sc))
@@ -262,11 +260,10 @@ def cut_lists(page: Page) -> list[tuple[ItemList, list[tuple[int, int]]]]:
     (:meth:`blockdex.page.Page.slice`, which keeps the whole page's lists in block indices) the
     items outside it are left out and the rest shifted to the slice's positions; on a whole
     page, the lists as they are."""
-    blocks = page.blocks
-    n = len(blocks)
+    n = len(page.blocks)
     if n == 0 or not page.item_lists:
         return []
-    first = blocks[0].index
+    first = page.first_index
     lists: list[tuple[ItemList, list[tuple[int, int]]]] = []
     for lst in page.item_lists:
         items = lst.items  # in document order, apart from each other
@@ -284,7 +281,7 @@ def cut_lists(page: Page) -> list[tuple[ItemList, list[tuple[int, int]]]]:
 
 
 def _slot_groups(
-    blocks: Sequence[Block],
+    table: BlockIds,
     lists: list[tuple[ItemList, list[tuple[int, int]]]],
     among: Sequence[int] | None = None,
 ) -> tuple[np.ndarray, list[int], dict[int, set[int]]]:
@@ -295,7 +292,7 @@ def _slot_groups(
     (block positions), only the lists of those blocks' smallest items are read: every block of
     another list is left a group of its own (a group never spans two lists, so the groups of
     ``among``'s blocks are the same)."""
-    n = len(blocks)
+    n = table.n
     inner_size = [n + 1] * n
     inner_of = [-1] * n
     inner_item = [-1] * n
@@ -314,20 +311,21 @@ def _slot_groups(
     # path and the scope's tokens): the cards of a grid share it, so _slot runs once for them
     seen: dict[tuple[object, ...], int] = {}
     slot_items: dict[int, set[int]] = {}
+    tags, paths = table.column("tag"), table.column("path")
     for p, li in enumerate(inner_of):
         if li < 0 or (wanted is not None and li not in wanted):
             continue
-        b = blocks[p]
         lst = lists[li][0]
-        sc = b.scope
+        sc = table.scope(p)
+        tokens = table.scope_tokens(p)
         raw = (
-            (li, sc.index(lst.parent), len(sc), b.path, b.scope_attrs)
+            (li, sc.index(lst.parent), len(sc), paths[p], tokens)
             if lst.parent in sc
-            else (li, b.tag)
+            else (li, tags[p])
         )
         g = seen.get(raw)
         if g is None:
-            key = (li, _slot(b, lst.parent, lst.depth))
+            key = (li, _slot(tags[p], paths[p], sc, tokens, lst.parent, lst.depth))
             g = seen[raw] = slot_ids.setdefault(key, n + len(slot_ids))
         groups[p] = g
         slot_items.setdefault(g, set()).add(inner_item[p])
@@ -341,26 +339,27 @@ def item_slot_groups(page: Page, among: Sequence[int] | None = None) -> np.ndarr
     n = len(page.blocks)
     if n == 0 or not page.item_lists:
         return np.arange(n, dtype=np.int32)
-    return _slot_groups(page.blocks, cut_lists(page), among)[0]
+    return _slot_groups(page_ids(page), cut_lists(page), among)[0]
 
 
 def item_columns(page: Page) -> tuple[np.ndarray, np.ndarray]:
     """The ``(n_blocks, len(ITEM_COLUMN_NAMES))`` float32 matrix of :data:`ITEM_COLUMN_NAMES`
     and each block's slot group (int32; blocks outside lists each a group of their own), for
     :data:`ITEM_CONTEXT_NAMES`. On a slice of a page, items are cut to the slice."""
-    blocks = page.blocks
-    n = len(blocks)
+    n = len(page.blocks)
     cols = np.zeros((n, len(ITEM_COLUMN_NAMES)), dtype=np.float32)
     groups = np.arange(n, dtype=np.int32)
     if n == 0 or not page.item_lists:
         return cols, groups
-    first = blocks[0].index
+    first = page.first_index
     lists = cut_lists(page)
     if not lists:
         return cols, groups
-    words = np.fromiter((len(b.text.split()) for b in blocks), dtype=np.float64, count=n)
-    chars = np.fromiter((len(b.text) for b in blocks), dtype=np.float64, count=n)
-    links = np.fromiter((b.link_chars for b in blocks), dtype=np.float64, count=n)
+    table = page_ids(page)
+    texts = table.texts
+    words = np.fromiter((len(t.split()) for t in texts), dtype=np.float64, count=n)
+    chars = np.fromiter((len(t) for t in texts), dtype=np.float64, count=n)
+    links = np.fromiter(table.column("link_chars"), dtype=np.float64, count=n)
     cum_words = np.concatenate([[0.0], np.cumsum(words)])
     cum_chars = np.concatenate([[0.0], np.cumsum(chars)])
     cum_links = np.concatenate([[0.0], np.cumsum(links)])
@@ -385,7 +384,7 @@ def item_columns(page: Page) -> tuple[np.ndarray, np.ndarray]:
                 cols[at] = row
                 cols[at, 3] = k / len(items)
                 outer_words[at] = w
-    groups, inner_of, slot_items = _slot_groups(blocks, lists)
+    groups, inner_of, slot_items = _slot_groups(table, lists)
     for p, li in enumerate(inner_of):
         if li >= 0:
             n_items = len(lists[li][1])

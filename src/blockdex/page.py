@@ -248,6 +248,10 @@ class Page:
 
     @property
     def first_index(self) -> int:
+        """The index of the first block (0 on a whole page; a slice's start on a slice)."""
+        first = getattr(self.blocks, "first", None)  # a lazy sequence knows it (no Block made)
+        if first is not None:
+            return first  # type: ignore[no-any-return]
         return self.blocks[0].index if self.blocks else 0
 
     def by_index(self, index: int) -> Block:

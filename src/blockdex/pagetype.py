@@ -53,8 +53,9 @@ import numpy as np
 from blockdex import _pagetype_c as compiled
 from blockdex.errors import BlockdexError
 from blockdex.forest import Forest
+from blockdex.ids import BlockIds, page_ids
 from blockdex.items import cut_lists
-from blockdex.page import Block, Page, PageType
+from blockdex.page import Page, PageType
 
 PAGE_TYPES = ("article", "forum", "product", "collection", "listing", "documentation", "service")
 """The types the model tells apart (wcxb's seven), in the model's class order."""
@@ -410,10 +411,10 @@ def _compiled(found: Any, what: str) -> Any:
     return found
 
 
-def _scope_counts(blocks: Sequence[Block]) -> Mapping[str, int]:
+def _scope_counts(table: BlockIds) -> Mapping[str, int]:
     """Each element's (non-empty) class/id tokens of ``Block.scope_attrs`` → how many blocks
-    it encloses (once per place a block's scope holds it)."""
-    return _compiled(compiled.scope_counts(blocks), "scope counts")  # type: ignore[no-any-return]
+    it encloses (once per place a block's scope holds it), read from the blocks' table."""
+    return compiled.scope_counts(table)  # type: ignore[no-any-return]
 
 
 def _class_counts(scopes: Mapping[str, int]) -> list[int]:
@@ -425,10 +426,11 @@ def _class_counts(scopes: Mapping[str, int]) -> list[int]:
     return _compiled(found, "class counts")  # type: ignore[no-any-return]
 
 
-def _class_columns(blocks: Sequence[Block]) -> list[float]:
+def _class_columns(table: BlockIds) -> list[float]:
     """How often each word of :data:`CLASS_WORD_LIST` is named by the elements around the
-    blocks (``Block.scope_attrs``), an element counted once per block inside it, log-scaled."""
-    return [_log(c) for c in _class_counts(_scope_counts(blocks))]
+    blocks (``Block.scope_attrs``, of the blocks' table), an element counted once per block
+    inside it, log-scaled."""
+    return [_log(c) for c in _class_counts(_scope_counts(table))]
 
 
 _LABEL_GROUP: dict[str, int] = {}
@@ -498,14 +500,14 @@ def _compiled_tables(cfg: PageTypeConfig) -> tuple[Any, ...]:
     )  # fmt: skip
 
 
-def _block_sums(blocks: Sequence[Block], cfg: PageTypeConfig) -> _BlockSums:
+def _block_sums(table: BlockIds, cfg: PageTypeConfig) -> _BlockSums:
     """One compiled pass over the blocks' text, tag and link characters
     (``_pagetype_c.block_sums``).
 
     The texts are read as if joined by newlines: a pattern's matches are mapped back to the
     blocks, and a pronoun counts where it stands between two spaces in the joined text
     (lower-cased, a space added at each end; ``str.count``, so of ``we we`` only the first)."""
-    found = compiled.block_sums(blocks, *_compiled_tables(cfg))
+    found = compiled.block_sums(table, *_compiled_tables(cfg))
     return _BlockSums(*_compiled(found, "block sums"))
 
 
@@ -571,7 +573,8 @@ def page_type_features(page: Page, cfg: PageTypeConfig = DEFAULT_PAGE_TYPE) -> n
     cols += url_columns(page.url or meta.get("canonical"))
 
     n = len(blocks)
-    sums = _block_sums(blocks, cfg)
+    table = page_ids(page)
+    sums = _block_sums(table, cfg)
     char_ends = sums.char_ends
     total_words = sums.words or 1
     total_chars = char_ends[-1] or 1
@@ -602,12 +605,12 @@ def page_type_features(page: Page, cfg: PageTypeConfig = DEFAULT_PAGE_TYPE) -> n
     cols += [c / total_words for c in sums.pronouns]
     cols += [w / total_words for w in sums.tag_words]
     cols += _item_columns(page, char_ends, sums.priced, cfg)
-    cols += _class_columns(blocks)
+    cols += _class_columns(table)
     cols += [_log(c) for c in sums.labels]
     unit = page.primary_unit if n else None
     primary_chars = 0
     if unit is not None:
-        first = blocks[0].index
+        first = page.first_index
         lo, hi = max(unit.start - first, 0), min(unit.end - first + 1, n)
         primary_chars = char_ends[hi] - char_ends[lo] if hi > lo else 0
     cols += [

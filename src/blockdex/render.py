@@ -9,6 +9,7 @@ from typing import Any
 
 from blockdex.assemble import assemble_html
 from blockdex.errors import UnsupportedFormat
+from blockdex.ids import page_ids
 from blockdex.markdown import blocks_markdown
 from blockdex.options import FORMATS
 from blockdex.page import Page, Selection
@@ -178,25 +179,28 @@ def selection_markdown(page: Page, selection: Selection) -> str:
 def selection_text(page: Page, selection: Selection) -> str:
     """Plain text of the selected blocks: one element per line, split parts re-joined, and a
     line of its own after each break (``<br>``) a block's text holds: a paragraph too is a line."""
-    wanted = set(selection.indices)
+    table = page_ids(page)
+    texts, tags, splits = table.texts, table.column("tag"), table.column("split")
+    first, n = page.first_index, len(texts)
     lines: list[list[str]] = []  # pieces per line, joined once (a long split block is linear)
     prev_split: int | None = None
     prev_break = False  # the previous part ended at a break (segment._split_text keeps it)
-    for block in page.blocks:
-        if block.index not in wanted:
+    for index in sorted(set(selection.indices)):  # each once, in the page's order
+        pos = index - first
+        if not 0 <= pos < n:
             continue
-        text = block.text
+        text, tag, split = texts[pos], tags[pos], splits[pos]
         at_break = False
-        if block.tag != "pre" and LINE_BREAK in text:
+        if tag != "pre" and LINE_BREAK in text:
             text = text.replace(PARAGRAPH_BREAK, LINE_BREAK)
             at_break = text.endswith(LINE_BREAK)
             text = text.rstrip(LINE_BREAK) if at_break else text
-        if block.split is not None and prev_split == block.split[0] and lines:
-            lines[-1].append("\n" if block.tag == "pre" or prev_break else " ")
+        if split is not None and prev_split == split[0] and lines:
+            lines[-1].append("\n" if tag == "pre" or prev_break else " ")
             lines[-1].append(text)
         else:
             lines.append([text])
-        prev_split = block.split[0] if block.split is not None else None
+        prev_split = split[0] if split is not None else None
         prev_break = at_break
     return "\n".join("".join(pieces) for pieces in lines) + ("\n" if lines else "")
 

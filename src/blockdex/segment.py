@@ -44,7 +44,7 @@ from blockdex import _segment_c as compiled
 from blockdex import pagetype
 from blockdex.cjk import WORD_PATTERN
 from blockdex.errors import check_minimums, setting_name
-from blockdex.ids import block_ids
+from blockdex.ids import page_table
 from blockdex.items import find_item_lists
 from blockdex.page import Block, Page, PageFacts
 from blockdex.parse import Document, parse_bounded
@@ -625,98 +625,59 @@ def _split_links(html: str, text: str, parts: list[str]) -> list[str] | None:
     return out
 
 
-def _number_blocks(raw: list[Block], cfg: SegmentConfig) -> tuple[list[Block], bool]:
-    """Number the raw blocks, splitting long ones; returns ``(blocks, complete)``.
+def _split_long(
+    cfg: SegmentConfig, tag: str, text: str, html: str, link_chars: int, room: int
+) -> list[tuple[str, str, int]] | None:
+    """The parts a long block is cut into, at most ``room + 1``: ``(text, html, link
+    characters)`` each (the block's link characters shared by the parts' lengths); None when
+    it stays whole (it is within the token budget). :meth:`BlockRows.number` calls this for
+    each block longer than ``min_chars_per_token * max_block_tokens`` characters.
 
-    Stops at ``cfg.max_blocks`` blocks; ``complete`` is False when that dropped some.
-    """
-    blocks: list[Block] = []
-    split_id = 0
-    complete = True
-    short_chars = cfg.min_chars_per_token * cfg.max_block_tokens
-    at = 0
-    while at < len(raw):
-        # the runs of short blocks in one compiled call
-        at = compiled.number_run(Block, raw, at, short_chars, cfg.max_blocks, blocks)
-        if at >= len(raw):
-            break
-        rb = raw[at]
-        at += 1
-        if len(blocks) >= cfg.max_blocks:
-            return blocks, False
-        # Cheap pre-check: text shorter than ~2.5 chars per token cannot exceed the budget
-        # except for punctuation-dense strings, which the soft limit tolerates.
-        if (
-            len(rb.text) > short_chars
-            and rb.tag != "img"
-            and (
-                len(rb.text) > cfg.max_block_chars
-                or _count_tokens_upto(rb.text, cfg.max_block_tokens) > cfg.max_block_tokens
-            )
-        ):
-            split = _split_pre if rb.tag == "pre" else _split_text
-            room = cfg.max_blocks - len(blocks)
-            parts = list(
-                islice(split(rb.text, cfg.max_block_tokens, cfg.max_block_chars), room + 1)
-            )
-            if len(parts) > 1:
-                if len(parts) > room:
-                    parts = parts[:room]
-                    complete = False
-                total = len(parts)
-                linked = (
-                    _split_links(rb.html, rb.text, parts)
-                    if rb.tag not in ("pre", "tr") and '<a href="' in rb.html
-                    else None
-                )
-                for k, part in enumerate(parts, 1):
-                    blocks.append(
-                        Block(
-                            index=len(blocks),
-                            tag=rb.tag,
-                            html=(
-                                linked[k - 1]
-                                if linked is not None
-                                else (_escape(part) if rb.tag == "pre" else text_content(part))
-                                if cfg.markup
-                                else ""
-                            ),
-                            text=part,
-                            chain=rb.chain,
-                            path=rb.path,
-                            attrs=rb.attrs,
-                            depth=rb.depth,
-                            link_chars=round(rb.link_chars * len(part) / max(len(rb.text), 1)),
-                            n_links=rb.n_links if k == 1 else 0,
-                            split=(split_id, k, total),
-                            source=rb.source,
-                            attributes=rb.attributes,
-                            scope=rb.scope,
-                            scope_attrs=rb.scope_attrs,
-                        )
-                    )
-                split_id += 1
-                if not complete:
-                    return blocks, False
-                continue
-        blocks.append(compiled.block_from_raw(Block, len(blocks), rb))
-    return blocks, True
+    Cheap pre-check first: text shorter than ~2.5 chars per token cannot exceed the budget
+    except for punctuation-dense strings, which the soft limit tolerates."""
+    if not (
+        len(text) > cfg.max_block_chars
+        or _count_tokens_upto(text, cfg.max_block_tokens) > cfg.max_block_tokens
+    ):
+        return None
+    split = _split_pre if tag == "pre" else _split_text
+    parts = list(islice(split(text, cfg.max_block_tokens, cfg.max_block_chars), room + 1))
+    if len(parts) <= 1:
+        return None
+    kept = parts[:room]
+    linked = (
+        _split_links(html, text, kept)
+        if cfg.markup and tag not in ("pre", "tr") and '<a href="' in html
+        else None
+    )
+    out = []
+    for k, part in enumerate(parts):
+        if k >= len(kept):
+            out.append((part, "", 0))  # past the room: cut off by the caller
+            continue
+        part_html = (
+            linked[k]
+            if linked is not None
+            else (_escape(part) if tag == "pre" else text_content(part))
+            if cfg.markup
+            else ""
+        )
+        out.append((part, part_html, round(link_chars * len(part) / max(len(text), 1))))
+    return out
 
 
 def _walk(
     root: LexborNode,
     cfg: SegmentConfig,
+    rows: compiled.BlockRows,
     source: str,
     id_offset: int = 0,
     deadline: float | None = None,
     base: str = "",
-) -> tuple[list[Block], bool]:
-    """The raw blocks of ``root``'s subtree (root included) and whether the deadline hit.
-
-    The walk is compiled (``_segment_c.walk``, over lexbor's nodes): its raw blocks are
-    ``Block`` objects whose index :func:`_number_blocks` sets.
-    """
-    return compiled.walk(root.mem_id, cfg, source, id_offset, deadline, Block, base)  # type: ignore[no-any-return]
+) -> bool:
+    """Write the blocks of ``root``'s subtree (root included) to ``rows``; whether the deadline
+    hit. The walk is compiled (``_segment_c.walk``, over lexbor's nodes)."""
+    return compiled.walk(root.mem_id, cfg, source, id_offset, deadline, rows, base)  # type: ignore[no-any-return]
 
 
 def segment_document(
@@ -734,8 +695,9 @@ def segment_document(
     if "base_url" in doc.meta:
         with contextlib.suppress(ValueError):  # a malformed base: the page's own address
             base = urljoin(base, doc.meta["base_url"])
-    raw, timed_out = (
-        _walk(root, cfg, "dom", deadline=deadline, base=base) if root is not None else ([], False)
+    rows = compiled.BlockRows(cfg)
+    timed_out = (
+        _walk(root, cfg, rows, "dom", deadline=deadline, base=base) if root is not None else False
     )
     for k, fragment in enumerate(doc.rescued):
         if timed_out:
@@ -746,15 +708,15 @@ def segment_document(
         fbody = frag_tree.body
         if fbody is None:
             continue
-        frag_raw, timed_out = _walk(
+        timed_out = _walk(
             fbody,
             cfg,
+            rows,
             "script",
             id_offset=-(k + 1) * (1 << 40),
             deadline=deadline,
             base=base,
         )
-        raw.extend(frag_raw)
     if doc.facts and not timed_out:
         items = "".join(
             f"<li>{html_lib.escape(label)}: {html_lib.escape(value)}</li>"
@@ -762,24 +724,27 @@ def segment_document(
         )
         fbody = parse_bounded(f'<ul class="product-facts">{items}</ul>')[0].body
         if fbody is not None:
-            facts_raw, timed_out = _walk(
-                fbody, cfg, "facts", id_offset=-(len(doc.rescued) + 1) * (1 << 40),
+            timed_out = _walk(
+                fbody, cfg, rows, "facts", id_offset=-(len(doc.rescued) + 1) * (1 << 40),
                 deadline=deadline, base=base,
             )  # fmt: skip
-            raw.extend(facts_raw)
     if timed_out:
         warnings.append(
-            f"the time budget ran out while segmenting; blocks after the first {len(raw):,} "
-            f"were dropped ({setting_name('ExtractConfig.time_budget_s')})"
+            f"the time budget ran out while segmenting; blocks after the first "
+            f"{rows.raw_count:,} were dropped ({setting_name('ExtractConfig.time_budget_s')})"
         )
-    blocks, complete = _number_blocks(raw[: cfg.max_blocks + 1], cfg)
-    if not complete or len(raw) > cfg.max_blocks:
+    complete = rows.number(
+        cfg.max_blocks,
+        cfg.min_chars_per_token * cfg.max_block_tokens,
+        functools.partial(_split_long, cfg),
+    )
+    if not complete or rows.raw_count > cfg.max_blocks:
         warnings.append(
             f"page has more than {cfg.max_blocks:,} blocks; the rest were dropped "
             "(SegmentConfig.max_blocks)"
         )
-    numbered = tuple(blocks)
-    ids = block_ids(numbered)  # the readers' numbers, once a page: kept in the page's facts
+    numbered = compiled.BlockList(rows, Block)  # Block objects made when first read
+    ids = page_table(numbered)  # the readers' table, read off the rows: no Block made
     item_lists = find_item_lists(numbered, ids=ids)
     return Page(
         blocks=numbered,

@@ -48,7 +48,7 @@ from blockdex import _units_c as compiled
 from blockdex.cjk import WORD_PATTERN
 from blockdex.errors import check_minimums
 from blockdex.features import stopwords
-from blockdex.ids import compiled_found
+from blockdex.ids import BlockIds, compiled_found, page_ids, page_table
 from blockdex.items import item_units
 from blockdex.page import NO_PRIMARY, Block, ItemList, Page, Primary, Unit
 
@@ -328,13 +328,13 @@ def _survey(
     return compiled.unit_walk(root.mem_id, min_share)  # type: ignore[attr-defined,no-any-return]
 
 
-def _mark_ranges(blocks: Sequence[object], marks: set[int]) -> dict:
-    """For each element id in ``marks``, ``[first, last]`` positions of the blocks whose element
-    (``scope[-1]`` of a block from the page's DOM) is that element or lies inside it (a live
-    tree: the compiled code follows lexbor's parent pointers)."""
+def _mark_ranges(table: BlockIds, marks: set[int]) -> dict:
+    """For each element id in ``marks``, ``[first, last]`` positions of the blocks (of the
+    blocks' table) whose element (``scope[-1]`` of a block from the page's DOM) is that element
+    or lies inside it (a live tree: the compiled code follows lexbor's parent pointers)."""
     if not marks:
         return {}
-    return _read(compiled.mark_ranges(blocks, sorted(marks)))  # type: ignore[return-value]
+    return compiled.mark_ranges(table, sorted(marks))  # type: ignore[no-any-return]
 
 
 @dataclass(slots=True)
@@ -345,11 +345,10 @@ class _Span:
 
 
 def heading_positions(blocks: Sequence[object]) -> list[tuple[int, int]]:
-    """``(position, level)`` of the heading blocks, in order (in C over ``Block`` slots; other
-    objects, with a ``tag``, by Python)."""
-    found = compiled.heading_positions(blocks)
-    if found is not None:
-        return found  # type: ignore[no-any-return]
+    """``(position, level)`` of the heading blocks, in order (in C over a page's lazy blocks'
+    table; other objects, with a ``tag``, by Python)."""
+    if hasattr(blocks, "table"):
+        return compiled.heading_positions(page_table(blocks))  # type: ignore[arg-type,no-any-return]
     get = HEADING_LEVELS.get
     return [
         (pos, level) for pos, level in enumerate(map(get, map(_TAG, blocks), repeat(0))) if level
@@ -366,6 +365,7 @@ def find_units(
     blocks in order (``scope[-1]`` is a block's element), ``heads`` their headings."""
     if root is None or not blocks:
         return []
+    table = page_table(blocks)  # type: ignore[arg-type]
     candidates, big = _survey(root, cfg.min_repeated_share)
     declared: dict[int, str] = {}
     for eid, tag, role, itemtype in candidates:
@@ -374,9 +374,10 @@ def find_units(
             declared[eid] = why
     # Repeated story containers: per headline level, the child of the deepest common ancestor
     # (child id -> (parent id, level)), in C over the headlines' ancestor chains.
-    story_children: dict[int, tuple[int, int]] = _read(
-        compiled.story_children(root.mem_id, blocks, heads, cfg.story_levels, cfg.max_headings)  # type: ignore[attr-defined]
-    )  # type: ignore[assignment]
+    story_children: dict[int, tuple[int, int]] = compiled.story_children(
+        root.mem_id,  # type: ignore[attr-defined]
+        table, heads, cfg.story_levels, cfg.max_headings,
+    )  # fmt: skip
     # Repeated big containers: siblings of one tag and class that each hold a large share of
     # the page's text (an infinite-scroll wrapper per story, a digest's entries).
     siblings: dict[tuple[int, str, str | None], list[int]] = {}
@@ -387,10 +388,10 @@ def find_units(
         return []
     marks = set(declared) | set(story_children) | {p for p, _ in story_children.values()}
     marks.update(e for ids in repeated for e in ids)
-    ranges = _mark_ranges(blocks, marks)
+    ranges = _mark_ranges(table, marks)
     if not ranges:
         return []
-    prefix = _read(compiled.text_prefix(blocks))  # the text's length before each block
+    prefix = compiled.text_prefix(table)  # the text's length before each block
     min_chars = cfg.min_article_chars
     spans: list[_Span] = []
     for eid, why in declared.items():
@@ -438,7 +439,14 @@ def build_units(
     heading) or item it sits in (a card's title heads the card, not the next one), nor into an
     article that starts inside it and ends after it (units nest). An item without a heading is
     named by its first line. In C (``_units_c.build_units``)."""
-    return compiled.build_units(spans, blocks, heads, cfg.headline_levels, items, Unit)  # type: ignore[no-any-return]
+    return compiled.build_units(  # type: ignore[no-any-return]
+        spans,
+        page_table(blocks),
+        heads,
+        cfg.headline_levels,
+        items,
+        Unit,  # type: ignore[arg-type]
+    )
 
 
 # -- the primary article -----------------------------------------------------------------------
@@ -451,7 +459,9 @@ def find_primary(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> Primary:
     blocks = page.blocks
     if not blocks:
         return NO_PRIMARY
-    first = blocks[0].index
+    first = page.first_index
+    table = page_ids(page)
+    texts = table.texts
     heads = [
         (pos, level) for pos, level in heading_positions(blocks) if level <= cfg.headline_levels
     ]
@@ -465,16 +475,13 @@ def find_primary(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> Primary:
     # only headings that can reach cfg.title_match are scored: those of a comparable length
     # holding enough of a source's words in their lower-cased text (title_block's test, in C)
     probe, need, needs = _title_probe(source_words, cfg.title_match)
-    found = _read(
-        compiled.title_candidates(
-            tuple(blocks[pos] for pos, _ in heads), shortest, longest, sys.maxsize, probe, need,
-            needs,
-        )
-    )  # fmt: skip
+    found = compiled.title_candidates(
+        table, [pos for pos, _ in heads], shortest, longest, sys.maxsize, probe, need, needs
+    )
     best: tuple[float, int, int] | None = None  # (score, -level, -position) maximised
-    for k in found:  # type: ignore[attr-defined]
+    for k in found:
         pos, level = heads[k]
-        score = title_match(blocks[pos].text, source_words)
+        score = title_match(texts[pos], source_words)
         key = (round(score, 6), -level, -pos)
         if score >= cfg.title_match and (best is None or key > best):
             best = key
@@ -489,7 +496,7 @@ def find_primary(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> Primary:
             return False
         if not 0 <= u.heading - first < len(blocks):
             return False  # on a slice, a unit reaching past it may have its heading outside
-        return title_match(blocks[u.heading - first].text, source_words) < cfg.title_match
+        return title_match(texts[u.heading - first], source_words) < cfg.title_match
 
     rivals = [u for u in articles if is_rival(u)]
     holders = [u for u in articles if u.holds(headline)]  # outer first, as units are sorted
@@ -604,11 +611,11 @@ def kept_runs(
     """Positions of the kept blocks cut into runs where a wide gap of dropped blocks lies
     between two of them (:attr:`StoryConfig.min_gap_blocks`, ``min_gap_words``). Only the
     gaps wide enough in blocks have their words counted."""
-    blocks = page.blocks
+    texts = page_ids(page).texts
     wide = cfg.min_gap_blocks
     cuts = [0]
     for k in [k for k, (a, b) in enumerate(pairwise(kept), 1) if b - a - 1 >= wide]:
-        gap_words = sum(len(blocks[q].text.split()) for q in range(kept[k - 1] + 1, kept[k]))
+        gap_words = sum(len(texts[q].split()) for q in range(kept[k - 1] + 1, kept[k]))
         if gap_words >= cfg.min_gap_words:
             cuts.append(k)
     cuts.append(len(kept))
@@ -642,7 +649,6 @@ def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
     lengths = [len(s) for s in sources if s.strip()]
     shortest, longest = min(lengths) / 4, 4 * max(lengths)
     probe, need, needs = _title_probe(source_words, cfg.title_match)
-    blocks = page.blocks
     # a title line is short: at most TITLE_LINE_WORDS times the longest source's words
     max_spaces = math.ceil(TITLE_LINE_WORDS * max(map(len, source_words)))
     best: tuple[bool, bool, int] | None = None
@@ -650,15 +656,17 @@ def title_block(page: Page, cfg: UnitConfig = DEFAULT_UNITS) -> int | None:
     # max_spaces spaces, not an image (an image's alt text, a masthead's, states the site's
     # name, no title), holding at least `need` of the probe words in their lower-cased text
     # and, for some (words, n) of needs, n of words
-    candidates = _read(
-        compiled.title_candidates(blocks, shortest, longest, max_spaces, probe, need, needs)
+    table = page_ids(page)
+    candidates = compiled.title_candidates(
+        table, None, shortest, longest, max_spaces, probe, need, needs
     )
+    texts, tags = table.texts, table.column("tag")
     for pos in candidates:
-        text = blocks[pos].text
+        text = texts[pos]
         score = title_match(text, source_words)
         if score < cfg.title_match:
             continue
-        key = (score >= NEAR_EXACT_TITLE, blocks[pos].tag in HEADING_LEVELS, -pos)
+        key = (score >= NEAR_EXACT_TITLE, tags[pos] in HEADING_LEVELS, -pos)
         if best is None or key > best:
             best = key
     return None if best is None else -best[2]
@@ -687,7 +695,8 @@ class StoryRegion:
 
 
 def _counts_of(page: Page, positions: Iterable[int]) -> Counter[str]:
-    return content_counts(" ".join(page.blocks[p].text for p in positions))
+    texts = page_ids(page).texts
+    return content_counts(" ".join(texts[p] for p in positions))
 
 
 def _title_words(page: Page) -> frozenset[str]:
@@ -772,7 +781,8 @@ def titled_story(
         run = runs[0]
         if run[0] <= cfg.min_gap_blocks:
             return None
-        texts = [page.blocks[p].text for p in run]
+        block_texts = page_ids(page).texts
+        texts = [block_texts[p] for p in run]
         if sum(map(len, texts)) + len(texts) < 3 * cfg.min_story_words or _holds_title_share(
             _title_words(page), texts, cfg.max_title_share
         ):
@@ -795,7 +805,7 @@ def titled_story(
             gap >= cfg.min_gap_blocks
             and counts[primary].total() >= cfg.min_story_words
             and _share(title_words, counts[primary]) < cfg.max_title_share
-            and sum(len(page.blocks[q].text.split()) for q in range(at + 1, runs[primary][0]))
+            and sum(len(t.split()) for t in page_ids(page).texts[at + 1 : runs[primary][0]])
             >= cfg.min_gap_words
         ):
             first = runs[primary - 1][-1] + 1 if primary > 0 else 0
@@ -853,7 +863,7 @@ def _units_split(page: Page, kept: Sequence[int], cfg: StoryConfig = DEFAULT_STO
     of two or more characters need three characters each, less one. ``kept``: positions in
     order; the text a unit leaves out is the kept text less what the kept blocks inside it
     hold (their characters, a space each, summed once a call)."""
-    first = page.blocks[0].index
+    first = page.first_index
     lo, hi = first + kept[0], first + kept[-1]
     need = 3 * cfg.min_story_words - 1
     cum: list[int] | None = None  # the kept blocks' characters before each one
@@ -861,8 +871,8 @@ def _units_split(page: Page, kept: Sequence[int], cfg: StoryConfig = DEFAULT_STO
         if u.start <= lo and hi <= u.end:
             continue
         if cum is None:
-            blocks = page.blocks
-            cum = [0, *accumulate(len(blocks[p].text) + 1 for p in kept)]
+            texts = page_ids(page).texts
+            cum = [0, *accumulate(len(texts[p]) + 1 for p in kept)]
         a, b = bisect_left(kept, u.start - first), bisect_right(kept, u.end - first)
         if cum[-1] - (cum[b] - cum[a]) >= need:
             return True
@@ -876,7 +886,7 @@ def _titled_unit_story(
     an article unit that does not hold every kept block (the story's wrapper, a digest's
     entry), the kept runs outside it that are stories of their own are the other stories and
     the unit is the region. None when there is no such unit or no such run."""
-    first = page.blocks[0].index
+    first = page.first_index
     holder: Unit | None = None
     lo, hi = first + kept[0], first + kept[-1]
     for u in _story_units(page):
@@ -915,7 +925,7 @@ def _unit_region(
     between kept blocks only roughly."""
     if not page.units:
         return region
-    first = page.blocks[0].index
+    first = page.first_index
     at = first + anchor
     others = [first + p for p in other]
     best: Unit | None = None
@@ -959,12 +969,11 @@ def _other_story_beside(page: Page, holder: Unit, others: Sequence[Unit], level:
     sections, share the story's words)."""
     if holder.heading is not None and level > holder.level:
         return False
-    first = page.blocks[0].index
+    first = page.first_index
+    texts = page_ids(page).texts
 
     def words_of(u: Unit) -> list[str]:
-        return content_words(
-            " ".join(b.text for b in page.blocks[u.start - first : u.end - first + 1])
-        )
+        return content_words(" ".join(texts[u.start - first : u.end - first + 1]))
 
     own = words_of(holder)
     if len(own) < DEFAULT_STORIES.min_story_words:

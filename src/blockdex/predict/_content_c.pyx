@@ -18,7 +18,6 @@ import numpy as np
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def stage2_rows(
-    tuple blocks,
     BlockIds ids,
     const double[::1] p,
     double mean,
@@ -40,10 +39,8 @@ def stage2_rows(
     cdef int *groups = NULL
     cdef Py_ssize_t *order = NULL
     cdef float *ctx = NULL
-    if len(blocks) != n or X.shape[0] != n:
+    if ids.n != n or X.shape[0] != n:
         raise ValueError("arrays have the wrong shape")
-    if ids.blocks is not blocks:
-        raise ValueError("ids numbers other blocks")
     for i in range(n):
         if p[i] != p[i]:
             return None

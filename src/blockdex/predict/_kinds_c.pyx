@@ -14,7 +14,7 @@
 cimport cython
 from cpython.unicode cimport PyUnicode_READ_CHAR
 from libc.stdlib cimport free
-from blockdex._common_c cimport BlockIds, _alloc, _block_off, _blocks_of_class, _field
+from blockdex._common_c cimport BlockIds, _alloc
 
 IMAGES = 1
 REVIEWS = 2
@@ -41,13 +41,6 @@ cdef inline signed char _attr_marks(str attrs):
     return m
 
 
-cdef tuple _checked(tuple blocks):
-    """``blocks`` when all are of one class with ``Block``'s slots (their offsets loaded)."""
-    if _blocks_of_class(blocks) is None:
-        raise TypeError("the page-kind rules read blockdex.page.Block objects of one class")
-    return blocks
-
-
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def kept_marks(BlockIds ids, list kept, int wanted):
@@ -58,8 +51,7 @@ def kept_marks(BlockIds ids, list kept, int wanted):
     ``quote`` or ``Quote``), as three lists (empty when not wanted). ``ids`` numbers the page's
     blocks (``blockdex.ids.page_ids``): each distinct attrs string and tag path is searched
     once."""
-    cdef tuple blocks = ids.blocks
-    cdef Py_ssize_t n = len(blocks), n_attrs = len(ids.attrs), n_paths = len(ids.paths)
+    cdef Py_ssize_t n = ids.n, n_attrs = len(ids.attrs), n_paths = len(ids.paths)
     cdef Py_ssize_t i, a, p
     cdef signed char *attr_marks = NULL
     cdef signed char *path_marks = NULL
@@ -68,15 +60,13 @@ def kept_marks(BlockIds ids, list kept, int wanted):
     images, reviews, quotes = [], [], []
     if not kept:
         return images, reviews, quotes
-    _checked(blocks)
     try:
         attr_marks = <signed char *> _alloc(n_attrs, True)
         path_marks = <signed char *> _alloc(n_paths, True)
         for i in kept:
             if i < 0 or i >= n:
                 raise IndexError("a kept position outside the page's blocks")
-            b = blocks[i]
-            tag = <str> _field(b, _block_off[1])
+            tag = <str> ids.tags[ids.tag_of[i]]
             if wanted & IMAGES and tag == "img":
                 images.append(i)
             if not wanted & (REVIEWS | QUOTES):
@@ -114,20 +104,20 @@ cdef inline bint _has_sign(str text, str signs):
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def unpriced_items(tuple blocks, list items, str signs, Py_ssize_t allowed):
-    """How many of ``items`` (``(first, last)`` block positions) hold no block whose text has a
-    character of ``signs`` (a currency sign: ``pagetype.PRICE_RE``), counted until the count
-    passes ``allowed`` (then ``allowed + 1``)."""
-    cdef Py_ssize_t first, last, i, n = len(blocks), unpriced = 0
+def unpriced_items(BlockIds ids, list items, str signs, Py_ssize_t allowed):
+    """How many of ``items`` (``(first, last)`` block positions of the blocks' table ``ids``)
+    hold no block whose text has a character of ``signs`` (a currency sign:
+    ``pagetype.PRICE_RE``), counted until the count passes ``allowed`` (then ``allowed + 1``)."""
+    cdef Py_ssize_t first, last, i, n = ids.n, unpriced = 0
     cdef bint priced
-    _checked(blocks)
+    cdef list texts = ids.texts
     for item in items:
         first, last = item
         if first < 0 or last >= n:
             raise IndexError("an item outside the page's blocks")
         priced = False
         for i in range(first, last + 1):
-            if _has_sign(<str> _field(blocks[i], _block_off[3]), signs):
+            if _has_sign(<str> texts[i], signs):
                 priced = True
                 break
         if not priced:
@@ -139,36 +129,43 @@ def unpriced_items(tuple blocks, list items, str signs, Py_ssize_t allowed):
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def column_of(list scopes, list weights, double need, Py_ssize_t heaviest):
-    """The first element of ``scopes[heaviest]``, nearest first, whose blocks (those of
-    ``scopes`` holding it: tuples of element ids) weigh at least ``need`` (``weights``, summed in
-    their order), or None (``kinds._column``)."""
-    cdef Py_ssize_t k, j, n = len(scopes)
+def column_of(BlockIds ids, list kept, list weights, double need, Py_ssize_t heaviest):
+    """The first element of the scope of block ``kept[heaviest]``, nearest first, whose blocks
+    among ``kept`` (positions of the blocks' table ``ids``: those whose scope holds it) weigh
+    at least ``need`` (``weights``, one a kept block, summed in their order), as its element id,
+    or None (``kinds._column``)."""
+    cdef Py_ssize_t k, j, n = len(kept), e, d, b, h
     cdef double held
-    cdef tuple own = <tuple> scopes[heaviest]
+    cdef const Py_ssize_t *off = ids.scope_off
+    cdef const Py_ssize_t *sc = ids.scope_ids
     if len(weights) != n:
-        raise ValueError("one weight a scope")
-    for k in range(len(own) - 1, -1, -1):
-        element = own[k]
+        raise ValueError("one weight a kept block")
+    h = kept[heaviest]
+    for k in range(off[h + 1] - 1, off[h] - 1, -1):
+        e = sc[k]
         held = 0.0
         for j in range(n):
-            if element in <tuple> scopes[j]:
-                held += <double> weights[j]
+            b = kept[j]
+            for d in range(off[b], off[b + 1]):
+                if sc[d] == e:
+                    held += <double> weights[j]
+                    break
         if held >= need:
-            return element
+            return ids.elem_id[e]
     return None
 
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def blocks_in(tuple blocks, object element):
-    """One byte a block, 1 where ``element`` (an element id) is in the block's ``scope``: the
-    blocks inside that element (``kinds._main_column``)."""
-    cdef Py_ssize_t i, n = len(blocks)
+def blocks_in(BlockIds ids, long long element):
+    """One byte a block of the table ``ids``, 1 where ``element`` (an element id) is in the
+    block's ``scope``: the blocks inside that element (``kinds._main_column``)."""
+    cdef Py_ssize_t i, d, n = ids.n
     cdef bytearray out = bytearray(n)
     cdef unsigned char *o = out
-    _checked(blocks)
     for i in range(n):
-        if element in <tuple> _field(blocks[i], _block_off[13]):
-            o[i] = 1
+        for d in range(ids.scope_off[i], ids.scope_off[i + 1]):
+            if ids.elem_id[ids.scope_ids[d]] == element:
+                o[i] = 1
+                break
     return out

@@ -209,7 +209,7 @@ class ContentModel:
             # the confident ones, no fancy indexing and hstack copies)
             mean = float(np.add.reduce(p1) / len(p1))  # p1.mean(): the same reduction
             unsure_rows = compiled.stage2_rows(
-                page.blocks, page_ids(page), p1, mean, PROB_SCOPE_LEVELS, PROB_WINDOWS,
+                page_ids(page), p1, mean, PROB_SCOPE_LEVELS, PROB_WINDOWS,
                 confident[0], confident[1], X,
             )  # fmt: skip
             if unsure_rows is not None:
@@ -332,7 +332,8 @@ class ContentPredictor:
                 f"no block looked like main content (best probability {probs.max():.2f} < "
                 f"{threshold:.2f}); use --predictor all to get the whole page",
             )
-        ids = [b.index for b in page.blocks]
+        first = page.first_index
+        ids = range(first, first + len(page.blocks))
         indices = list(compress(ids, keep.tolist()))
         scores = dict(zip(ids, probs.tolist(), strict=True))  # the same floats as float(p)
         return Selection.from_indices(indices, scores=scores, warnings=warnings, fallback=fallback)
@@ -422,17 +423,18 @@ def never_empty(page: Page, probs: np.ndarray) -> tuple[np.ndarray, str | None, 
     A page with readable text never yields nothing: a tiny page is kept whole, else the primary
     unit (the article the title names) is kept, else the best-scored blocks. A page without a
     word of text keeps nothing (and says so)."""
-    readable = np.array([has_text(b.text) for b in page.blocks], dtype=bool)
+    texts = page_ids(page).texts
+    readable = np.array([has_text(t) for t in texts], dtype=bool)
     if not readable.any():
         return readable, None, ("the page has no readable text",)
-    words = sum(len(b.text.split()) for b in page.blocks)
+    words = sum(len(t.split()) for t in texts)
     best = float(probs.max()) if len(probs) else 0.0
     why = f"no block looked like main content (best probability {best:.2f})"
     if words <= TINY_PAGE_WORDS:
         return readable, "whole-page", (f"{why}; the page is tiny, so all of its text was kept",)
     unit = page.primary_unit
     if unit is not None:
-        first = page.blocks[0].index
+        first = page.first_index
         keep = readable.copy()
         keep[: max(unit.start - first, 0)] = False
         keep[unit.end - first + 1 :] = False
@@ -498,7 +500,7 @@ def _with_product_facts(page: Page, keep: np.ndarray) -> np.ndarray:
     """``keep`` with the product facts rescued from the page's JSON-LD (``Block.source ==
     "facts"``: its price, availability… where the visible page lacks them): they describe the
     page's one product, whatever the model made of its visible blocks."""
-    facts = [i for i, b in enumerate(page.blocks) if b.source == "facts"]
+    facts = page_ids(page).positions_from("facts")
     if not facts:
         return keep
     out = keep.copy()
@@ -539,15 +541,15 @@ def without_repeats(page: Page, keep: np.ndarray) -> np.ndarray:
     a forum reply. A reader, and the token budget, want it once. Measured on the shared sets'
     pages (``benchmarks/NOTES.md``, "Text kept twice"), table rows and code blocks
     (:data:`REPEAT_KEPT_TAGS`) aside."""
-    blocks = page.blocks
+    table = page_ids(page)
+    texts, tags = table.texts, table.column("tag")
     seen: set[str] = set()
     out = keep
     for i in keep.nonzero()[0].tolist():
-        block = blocks[i]
-        text = block.text
+        text = texts[i]
         if text not in seen:
             seen.add(text)
-        elif block.tag not in REPEAT_KEPT_TAGS and len(text.split()) >= REPEAT_MIN_WORDS:
+        elif tags[i] not in REPEAT_KEPT_TAGS and len(text.split()) >= REPEAT_MIN_WORDS:
             if out is keep:
                 out = keep.copy()
             out[i] = False
@@ -556,10 +558,10 @@ def without_repeats(page: Page, keep: np.ndarray) -> np.ndarray:
 
 def _without_ad_labels(page: Page, keep: np.ndarray) -> np.ndarray:
     """``keep`` without blocks whose whole text is an ad label (:data:`AD_LABELS`)."""
-    blocks = page.blocks
+    texts = page_ids(page).texts
     out = keep
     for i in keep.nonzero()[0].tolist():
-        text = blocks[i].text
+        text = texts[i]
         if len(text) <= _LABEL_MAX_CHARS and _AD_LABEL_RE.fullmatch(text.lower()) is not None:
             if out is keep:
                 out = keep.copy()

@@ -69,14 +69,13 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
 
 import numpy as np
 
 from blockdex.features import WORD_RE, readable
-from blockdex.ids import page_ids
+from blockdex.ids import BlockIds, page_ids
 from blockdex.items import cut_lists, fold_digits, item_slot_groups, page_block_words, slot_means
-from blockdex.page import Block, Page
+from blockdex.page import Page
 from blockdex.pagetype import PRICE_SIGNS
 from blockdex.predict import _kinds_c as compiled
 
@@ -189,15 +188,16 @@ def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     for first, last in best[1]:
         inside[first : last + 1] = True
     add = inside & ~keep
-    blocks = page.blocks
-    _clear_images(blocks, add)
+    table = page_ids(page)
+    _clear_images(table, add)
     # the slot groups of the blocks that may be added (their means read only their groups)
     groups = item_slot_groups(page, np.flatnonzero(add).tolist())
     if float(words[keep & inside].sum()) >= UNSEEN_LIST_SHARE * float(words[inside].sum()):
         add &= slot_means(probs, groups)[:, 0] >= MIN_SLOT_PROB
     texts: dict[int, list[str]] = {}
+    block_texts = table.texts
     for i in np.flatnonzero(add).tolist():
-        texts.setdefault(int(groups[i]), []).append(blocks[i].text)
+        texts.setdefault(int(groups[i]), []).append(block_texts[i])
     for i in np.flatnonzero(add).tolist():
         same = texts[int(groups[i])]
         if len(same) >= MIN_ITEMS - 1 and len(set(same)) == 1:
@@ -207,11 +207,12 @@ def _page_list(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     return keep | add
 
 
-def _clear_images(blocks: Sequence[Block], add: np.ndarray) -> None:
-    """``add`` (a block mask, changed in place) without the image blocks: the list and service
-    rules add no pictures."""
+def _clear_images(table: BlockIds, add: np.ndarray) -> None:
+    """``add`` (a block mask, changed in place) without the image blocks (of the blocks' table):
+    the list and service rules add no pictures."""
+    tags = table.column("tag")
     for i in np.flatnonzero(add).tolist():
-        if blocks[i].tag == "img":
+        if tags[i] == "img":
             add[i] = False
 
 
@@ -219,7 +220,8 @@ def _priced_rails(page: Page, kept: list[int]) -> list[int]:
     """The kept blocks (``kept``, sorted positions) inside lists of other products: item lists
     of at least :data:`RAIL_MIN_ITEMS` items, :data:`RAIL_PRICED_SHARE` of them with a currency
     sign."""
-    blocks = page.blocks
+    table = page_ids(page)
+    n = table.n
     out: list[int] = []
     for _lst, items in cut_lists(page):
         if len(items) < RAIL_MIN_ITEMS:
@@ -231,13 +233,13 @@ def _priced_rails(page: Page, kept: list[int]) -> list[int]:
         # items without a price (a currency sign: pagetype.PRICE_RE's), counted until there are
         # too many for a rail
         allowed = len(items) - math.ceil(RAIL_PRICED_SHARE * len(items))
-        if compiled.unpriced_items(blocks, items, PRICE_SIGNS, allowed) > allowed:
+        if compiled.unpriced_items(table, items, PRICE_SIGNS, allowed) > allowed:
             continue
         spans = iter(items)  # in document order
         first, last = next(spans)
         for i in inside:
             while i > last:
-                first, last = next(spans, (len(blocks), len(blocks)))
+                first, last = next(spans, (n, n))
             if first <= i <= last:
                 out.append(i)
     return out
@@ -246,9 +248,9 @@ def _priced_rails(page: Page, kept: list[int]) -> list[int]:
 def _product_without_reviews(page: Page, probs: np.ndarray) -> np.ndarray:
     """The blocks with readable text outside reviews that score at least
     :data:`REVIEWS_ONLY_SHARE` of the best of them."""
-    blocks = page.blocks
-    reviews = compiled.kept_marks(page_ids(page), list(range(len(blocks))), compiled.REVIEWS)[1]
-    others = np.fromiter((readable(b.text) for b in blocks), bool, len(blocks))
+    table = page_ids(page)
+    reviews = compiled.kept_marks(table, list(range(table.n)), compiled.REVIEWS)[1]
+    others = np.fromiter(map(readable, table.texts), bool, table.n)
     others[reviews] = False
     if not others.any():
         return others
@@ -304,7 +306,7 @@ def _service_page(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray
     first, last = int(kept[0]), int(kept[-1]) + 1
     add = np.zeros(len(keep), dtype=bool)
     add[first:last] = (probs[first:last] >= SERVICE_MIN_PROB) & ~keep[first:last]
-    _clear_images(page.blocks, add)
+    _clear_images(page_ids(page), add)
     if not add.any():
         return keep
     if not _adds_enough(page, keep, add, SERVICE_MIN_ADDED) or page.page_type.label != "service":
@@ -319,22 +321,18 @@ def _column(page: Page, kept: list[int], words: np.ndarray) -> int | None:
     Such an element holds the kept block with the most words when that block has more than the
     share left over, so the elements around it are asked, the nearest first (a page's kept
     blocks share most of their elements, and the first element asked usually answers)."""
-    blocks = page.blocks
     weights = words[kept].tolist()
     total = sum(weights)
     if total <= 0:
         return None
     need = COLUMN_KEPT_SHARE * total
-    scopes = [blocks[i].scope for i in kept]
     heaviest = max(range(len(kept)), key=weights.__getitem__)
-    return compiled.column_of(scopes, weights, need, heaviest)  # type: ignore[no-any-return]
+    return compiled.column_of(page_ids(page), kept, weights, need, heaviest)  # type: ignore[no-any-return]
 
 
-def _is_button(block: Block, words: float) -> bool:
+def _is_button(text: str, link_chars: int, words: float) -> bool:
     """A short line that is all link or has no letter or digit (see :data:`BUTTON_MAX_WORDS`)."""
-    return words <= BUTTON_MAX_WORDS and (
-        block.link_chars >= 0.9 * len(block.text) or not readable(block.text)
-    )
+    return words <= BUTTON_MAX_WORDS and (link_chars >= 0.9 * len(text) or not readable(text))
 
 
 def _main_column(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
@@ -353,10 +351,11 @@ def _main_column(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarray:
     column = _column(page, kept, words)
     if column is None:
         return keep
-    blocks = page.blocks
-    inside = np.frombuffer(compiled.blocks_in(blocks, column), dtype=bool)  # writable: a bytearray
+    table = page_ids(page)
+    inside = np.frombuffer(compiled.blocks_in(table, column), dtype=bool)  # writable: a bytearray
+    tags, texts, link_chars = table.column("tag"), table.texts, table.column("link_chars")
     for i in np.flatnonzero(inside).tolist():
-        if blocks[i].tag == "img" or _is_button(blocks[i], float(words[i])):
+        if tags[i] == "img" or _is_button(texts[i], link_chars[i], float(words[i])):
             inside[i] = False
     if float(words[inside].sum()) > COLUMN_MAX_PAGE_SHARE * float(words.sum()):
         return keep
@@ -383,19 +382,20 @@ def _template_mates(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarr
     known = page.facts.known_page_type()
     if known is not None and known.label not in TEMPLATE_KINDS:
         return keep
-    blocks = page.blocks
     candidates = np.flatnonzero(~keep & (probs >= TEMPLATE_MIN_PROB)).tolist()
     if not candidates:
         return keep
+    table = page_ids(page)
+    tags, block_attrs = table.column("tag"), table.column("attrs")
     # Compared per distinct (tag, attrs), a few dozen a page. Numbers are set aside only where a
     # dropped block's attrs hold one (or a '#'): without, only the same attrs can match, and
     # the regular expression over long class lists was most of the rule's time.
-    kept = {(blocks[i].tag, blocks[i].attrs) for i in np.flatnonzero(keep).tolist()}
+    kept = {(tags[i], block_attrs[i]) for i in np.flatnonzero(keep).tolist()}
     numbered: dict[str, set[tuple[str, str]]] = {}
     same: dict[tuple[str, str], bool] = {}
     add = []
     for i in candidates:
-        key = (blocks[i].tag, blocks[i].attrs)
+        key = (tags[i], block_attrs[i])
         if key not in same:
             tag, attrs = key
             if not attrs or tag == "img":
@@ -423,11 +423,12 @@ def _template_mates(page: Page, keep: np.ndarray, probs: np.ndarray) -> np.ndarr
 
 def _quoted_once(page: Page, keep: np.ndarray) -> np.ndarray:
     """A forum's kept quotes of what the thread already says, dropped (see the module's rules)."""
-    blocks = page.blocks
+    table = page_ids(page)
+    texts = table.texts
     kept = np.flatnonzero(keep).tolist()
     # a <blockquote>'s block, one inside a <blockquote>, or one inside an element whose class or
     # id names a quote ("quote" or "Quote": two tests instead of lower-casing every class list)
-    quotes = compiled.kept_marks(page_ids(page), kept, compiled.QUOTES)[2][:QUOTE_MAX_CHECKS]
+    quotes = compiled.kept_marks(table, kept, compiled.QUOTES)[2][:QUOTE_MAX_CHECKS]
     if not quotes:
         return keep
     known = page.facts.known_page_type()
@@ -439,7 +440,7 @@ def _quoted_once(page: Page, keep: np.ndarray) -> np.ndarray:
     for i in kept:
         if i > quotes[-1]:
             break
-        words = " ".join(WORD_RE.findall(blocks[i].text.lower()))
+        words = " ".join(WORD_RE.findall(texts[i].lower()))
         if i in quoted and words.count(" ") + 1 >= QUOTE_MIN_WORDS and f" {words} " in before:
             drop.append(i)
             continue
