@@ -437,7 +437,6 @@ ctypedef struct _FrameRow:
     # One element the walk opened as a frame (or an image it made a block of), in the order
     # opened: what its blocks' chain, tag path, class/id string and scope are made of.
     long long node_id  # the element's id (its node's address, less the walk's offset)
-    bd_node *node  # its node: valid while its walk runs (the tokens are read then)
     int parent  # the enclosing frame's row, -1 for a walk's root
     int tag  # its tag name (BlockRows.tag_names)
     int path  # its tag path (BlockRows.path_names)
@@ -446,9 +445,8 @@ ctypedef struct _FrameRow:
     int attrs  # the class/id string of its blocks (BlockRows.attrs_names), -1 until worked out
     int chain_keep  # how many of the parent's chain's entries its chain starts with
     int chain_len  # its chain's length
-    int has_table  # its chain holds ("table", table) before its own entry
-    int scoped  # the tokens of all its scope's elements are read
-    long long table
+    int table  # the frame of the table its chain names before its own entry (-1: none)
+    unsigned char scoped  # the tokens of all its scope's elements are read
 
 
 cdef int _PATH_IMAGE = 1  # a path key's flag: an image's path (its parent's, then ">img")
@@ -470,6 +468,7 @@ cdef class BlockRows:
     makes a position's ``Block``, with the fields the walk used to set, when it is read."""
 
     cdef _FrameRow *frames
+    cdef bd_node **nodes  # each frame's node: read only while its walk runs (then NULL)
     cdef Py_ssize_t n_frames, frame_room
     cdef readonly list tag_names, path_names, own_names, attrs_names, source_names
     cdef dict tag_ids, path_keys, own_ids, attrs_keys, source_ids
@@ -487,7 +486,10 @@ cdef class BlockRows:
     cdef Py_ssize_t n_raw, raw_room
     cdef list texts, htmls, attributes
     # the numbered blocks (number): each a raw block, whole or one part of it
-    cdef int *r_raw
+    cdef int *r_raw  # the walk's block a numbered block is (whole or a part of); freed once read
+    cdef int *r_frame  # the numbered block's frame and class/id string
+    cdef int *r_attrs
+    cdef readonly list row_attributes  # its Block.attributes
     cdef long long *r_link_chars
     cdef int *r_n_links
     cdef int *r_split  # split id, part, total (-1: not split)
@@ -498,14 +500,17 @@ cdef class BlockRows:
     cdef readonly list row_texts, row_htmls
     # made on first use, per frame
     cdef list chains, scopes, scope_tokens
+    cdef tuple last_split  # the split of the last split block made (split_of)
 
     def __cinit__(self):
         self.frames = NULL
+        self.nodes = NULL
         self.structural = NULL
         self.b_frame = self.b_attrs = self.b_depth = self.b_n_links = NULL
         self.b_link_chars = NULL
         self.b_source = NULL
         self.r_raw = self.r_n_links = self.r_split = self.r_tag = self.r_depth = NULL
+        self.r_frame = self.r_attrs = NULL
         self.r_source = NULL
         self.r_link_chars = NULL
 
@@ -533,6 +538,7 @@ cdef class BlockRows:
 
     def __dealloc__(self):
         free(self.frames)
+        free(self.nodes)
         free(self.structural)
         free(self.b_frame)
         free(self.b_attrs)
@@ -541,6 +547,8 @@ cdef class BlockRows:
         free(self.b_n_links)
         free(self.b_source)
         free(self.r_raw)
+        free(self.r_frame)
+        free(self.r_attrs)
         free(self.r_link_chars)
         free(self.r_n_links)
         free(self.r_split)
@@ -574,18 +582,23 @@ cdef class BlockRows:
             self.source_names.append(source)
         return <int> v
 
-    cdef int new_frame(self) except -1:
+    cdef int new_frame(self, bd_node *node) except -1:
         cdef _FrameRow *grown
+        cdef _FrameRow *row
         if self.n_frames == self.frame_room:
             self.frame_room = 2 * self.frame_room + 256
             grown = <_FrameRow *> realloc(self.frames, self.frame_room * sizeof(_FrameRow))
             if grown == NULL:
                 raise MemoryError()
             self.frames = grown
-        memset(&self.frames[self.n_frames], 0, sizeof(_FrameRow))
-        self.frames[self.n_frames].own = -1
-        self.frames[self.n_frames].attrs = -1
-        self.frames[self.n_frames].parent = -1
+            _grow(<void **> &self.nodes, self.frame_room, sizeof(bd_node *))
+        row = &self.frames[self.n_frames]
+        memset(row, 0, sizeof(_FrameRow))
+        row.own = -1
+        row.attrs = -1
+        row.parent = -1
+        row.table = -1
+        self.nodes[self.n_frames] = node
         self.n_frames += 1
         return <int> (self.n_frames - 1)
 
@@ -630,9 +643,9 @@ cdef class BlockRows:
         alive: while its walk runs)."""
         cdef _FrameRow *row = &self.frames[f]
         if row.own < 0:
-            if row.node == NULL:
+            if self.nodes == NULL or self.nodes[f] == NULL:
                 raise RuntimeError("an element's tokens were asked for after its walk")
-            row.own = self.own_id(_own_attr_tokens(row.node))
+            row.own = self.own_id(_own_attr_tokens(self.nodes[f]))
         return row.own
 
     cdef int own_id(self, str tokens) except -1:
@@ -751,7 +764,7 @@ cdef class BlockRows:
         cdef Py_ssize_t r, k, total, room, split_id = 0, limit = self.n_raw
         cdef bint complete = True
         cdef str text
-        if self.r_raw != NULL:
+        if self.row_texts is not None:
             raise ValueError("the rows are numbered already")
         if limit > max_blocks + 1:
             limit = max_blocks + 1
@@ -807,14 +820,35 @@ cdef class BlockRows:
             texts.append(text)
             htmls.append(self.htmls[r])
             self.n += 1
+        # every column a numbered block is read by, in numbered order; the walk's rows are no
+        # longer read (a long block's whole text is not kept beside its parts)
+        self.r_frame = <int *> _alloc(max(self.n, 1) * sizeof(int), False)
+        self.r_attrs = <int *> _alloc(max(self.n, 1) * sizeof(int), False)
         self.r_tag = <int *> _alloc(max(self.n, 1) * sizeof(int), False)
         self.r_depth = <int *> _alloc(max(self.n, 1) * sizeof(int), False)
         self.r_source = <unsigned char *> _alloc(max(self.n, 1), False)
+        attributes = self.row_attributes = [None] * self.n
         for k in range(self.n):
             r = self.r_raw[k]
+            self.r_frame[k] = self.b_frame[r]
+            self.r_attrs[k] = self.b_attrs[r]
             self.r_tag[k] = self.frames[self.b_frame[r]].tag
             self.r_depth[k] = self.b_depth[r]
             self.r_source[k] = self.b_source[r]
+            attributes[k] = self.attributes[r]
+        self.texts = self.htmls = self.attributes = None
+        free(self.b_frame)
+        free(self.b_attrs)
+        free(self.b_depth)
+        free(self.b_n_links)
+        free(self.b_link_chars)
+        free(self.b_source)
+        free(self.r_raw)
+        free(self.nodes)  # no walk reads a node again
+        self.nodes = NULL
+        self.b_frame = self.b_attrs = self.b_depth = self.b_n_links = self.r_raw = NULL
+        self.b_link_chars = NULL
+        self.b_source = NULL
         return complete
 
     def block_ids(self, blocks, Py_ssize_t start=0, stop=None):
@@ -857,7 +891,7 @@ cdef class BlockRows:
             memset(frame_dense, 0xFF, max(self.n_frames, 1) * sizeof(int))
             scope_off[0] = 0
             for i in range(n):  # the scopes' lengths: the frames up, at most max_path_levels
-                f = self.b_frame[self.r_raw[start + i]]
+                f = self.r_frame[start + i]
                 depth = 0
                 while f >= 0 and depth < levels:
                     depth += 1
@@ -868,15 +902,15 @@ cdef class BlockRows:
             elem_id = <long long *> _alloc(max(total, 1) * sizeof(long long), False)
             elem_own = <int *> _alloc(max(total, 1) * sizeof(int), False)
             for i in range(n):
-                k = self.r_raw[start + i]
-                f = self.b_frame[k]
+                k = start + i
+                f = self.r_frame[k]
                 # numbered by their strings, as BlockIds numbers them: two frames' paths may be
                 # the same string under other parents (a path keeps its last tags only)
                 g = self.frames[f].path
                 if path_dense[g] < 0:
                     path_dense[g] = _first_seen(path_numbers, self.path_names[g])
                 path_of[i] = path_dense[g]
-                g = self.b_attrs[k]
+                g = self.r_attrs[k]
                 if attrs_dense[g] < 0:
                     attrs_dense[g] = _first_seen(attrs_numbers, self.attrs_names[g])
                 attr_of[i] = attrs_dense[g]
@@ -948,8 +982,10 @@ cdef class BlockRows:
             g = todo[k]
             row = &self.frames[g]
             base = <tuple> self.chains[row.parent] if row.parent >= 0 else ()
-            if row.has_table:
-                base = bd_tuple_plus(base, 0, row.chain_keep, (u"table", row.table))
+            if row.table >= 0:
+                base = bd_tuple_plus(
+                    base, 0, row.chain_keep, (u"table", self.frames[row.table].node_id)
+                )
                 base = bd_tuple_plus(base, 0, len(base), (self.tag_names[row.tag], row.node_id))
             else:
                 base = bd_tuple_plus(
@@ -1004,9 +1040,20 @@ cdef class BlockRows:
                 memo[g] = _tail_plus(base, 1 - self.max_path_levels, item)
         return <tuple> memo[f]
 
+    cdef tuple split_of(self, Py_ssize_t i):
+        """Block ``i``'s ``split``: ``(split id, part, total)``, the id and total the same
+        objects as its split's other parts' (a long block's parts are made one after another)."""
+        cdef tuple last = self.last_split
+        cdef int sid = self.r_split[3 * i], total = self.r_split[3 * i + 2]
+        if last is not None and <int> last[0] == sid and <int> last[2] == total:
+            got = (last[0], self.r_split[3 * i + 1], last[2])
+        else:
+            got = (sid, self.r_split[3 * i + 1], total)
+        self.last_split = got
+        return got
+
     cdef object _block(self, type cls, Py_ssize_t i):
-        cdef Py_ssize_t r = self.r_raw[i]
-        cdef int f = self.b_frame[r]
+        cdef int f = self.r_frame[i]
         obj = cls.__new__(cls)
         _put(obj, _block_off[0], i)
         _put(obj, _block_off[1], self.tag_names[self.frames[f].tag])
@@ -1014,17 +1061,16 @@ cdef class BlockRows:
         _put(obj, _block_off[3], self.row_texts[i])
         _put(obj, _block_off[4], self.chain_of(f))
         _put(obj, _block_off[5], self.path_names[self.frames[f].path])
-        _put(obj, _block_off[6], self.attrs_names[self.b_attrs[r]])
-        _put(obj, _block_off[7], self.b_depth[r])
+        _put(obj, _block_off[6], self.attrs_names[self.r_attrs[i]])
+        _put(obj, _block_off[7], self.r_depth[i])
         _put(obj, _block_off[8], self.r_link_chars[i])
         _put(obj, _block_off[9], self.r_n_links[i])
         if self.r_split[3 * i] < 0:
             _put(obj, _block_off[10], None)
         else:
-            _put(obj, _block_off[10], (self.r_split[3 * i], self.r_split[3 * i + 1],
-                                       self.r_split[3 * i + 2]))
-        _put(obj, _block_off[11], self.source_names[self.b_source[r]])
-        _put(obj, _block_off[12], self.attributes[r])
+            _put(obj, _block_off[10], self.split_of(i))
+        _put(obj, _block_off[11], self.source_names[self.r_source[i]])
+        _put(obj, _block_off[12], self.row_attributes[i])
         _put(obj, _block_off[13], self.scope_of(f))
         _put(obj, _block_off[14], self.scope_tokens_of(f))
         return obj
@@ -1250,6 +1296,7 @@ cdef class _CWalker:
     cdef int source
     cdef long long id_offset
     cdef Py_ssize_t first_raw  # the rows' block count when this walk began
+    cdef Py_ssize_t first_frame  # and their frame count
     cdef list runs  # the open frames' runs (runs[:n_open]) and spare ones after them
     cdef Py_ssize_t n_open
     cdef list exit_tags, table_ids
@@ -1286,6 +1333,7 @@ cdef class _CWalker:
         self.origin = [_NOT_READ]
         self.rows = rows
         self.first_raw = rows.n_raw
+        self.first_frame = rows.n_frames
         self.deadline = deadline
         self.source = rows.source_id(source)
         self.id_offset = id_offset
@@ -1506,10 +1554,9 @@ cdef class _CWalker:
         self.flush(parent)
         # the image is a frame of its own under its parent's: its chain is the parent's and
         # ("img", id), its path the parent's and ">img", its scope the parent's and its id
-        f = rows.new_frame()
+        f = rows.new_frame(node)
         row = &rows.frames[f]
         row.node_id = self.node_id(node)
-        row.node = node
         row.parent = parent.frame
         row.tag = self.img_tag
         row.chain_keep = rows.frames[parent.frame].chain_len
@@ -1535,7 +1582,7 @@ cdef class _CWalker:
         cdef _Run parent = self.top()
         cdef _Run frame
         cdef BlockRows rows = self.rows
-        cdef int f = rows.new_frame(), tag_id = rows.tag_id(tag), levels, keep, p
+        cdef int f = rows.new_frame(node), tag_id = rows.tag_id(tag), levels, keep, p
         cdef _FrameRow *row
         cdef _FrameRow *prow
         if parent is not None:
@@ -1559,14 +1606,12 @@ cdef class _CWalker:
         row = &rows.frames[f]
         row.path_levels = levels
         row.node_id = self.node_id(node)
-        row.node = node
         row.parent = p
         row.tag = tag_id
         row.chain_keep = keep
         if (mode == MODE_ROW or mode == MODE_GRID or tag == "caption") and self.table_ids:
-            row.has_table = 1
-            row.table = <long long> self.table_ids[-1]
-        row.chain_len = keep + row.has_table + 1
+            row.table = <int> self.table_ids[-1]
+        row.chain_len = keep + (row.table >= 0) + 1
         if self.n_open < len(self.runs):
             frame = <_Run> self.runs[self.n_open]
         else:
@@ -1689,8 +1734,8 @@ cdef class _CWalker:
                 return False
             self.absorbed.add(<uintptr_t> node)
         elif kind == TAG_TABLE:
-            self.table_ids.append(self.node_id(node))
             self.push_frame(node, tag, MODE_FLOW)
+            self.table_ids.append(self.top().frame)  # the table's frame: its chain entry
             self.push_exit(EXIT_TABLE, tag)
             return True
         elif kind == TAG_TR:
@@ -1832,8 +1877,8 @@ cdef class _CWalker:
             self.flush(self.pop_frame(), True)
         # the nodes die with their tree: no frame of this walk is read through them again
         cdef Py_ssize_t f
-        for f in range(rows.n_frames):
-            rows.frames[f].node = NULL
+        for f in range(self.first_frame, rows.n_frames):
+            rows.nodes[f] = NULL
 
 
 cdef extern from "Python.h":

@@ -38,7 +38,7 @@ from blockdex.errors import BlockdexError, MissingExtra
 from blockdex.extract import run
 from blockdex.options import DEFAULT_OPTIONS, ExtractOptions, option_fields
 from blockdex.predict import available_predictors, get_predictor
-from blockdex.render import result_notes
+from blockdex.render import kept_blocks, result_notes
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz")
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
@@ -361,8 +361,7 @@ def extract_page(
                     "text": b.text,
                     "score": float(scores[b.index]) if b.index in scores else None,
                 }
-                for b in result.page.blocks
-                if b.index in wanted
+                for b in kept_blocks(result.page, wanted)
             ]
         record["error"] = record["error_kind"] = None
     except BlockdexError as exc:

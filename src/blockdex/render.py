@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -12,7 +12,7 @@ from blockdex.errors import UnsupportedFormat
 from blockdex.ids import page_ids
 from blockdex.markdown import blocks_markdown
 from blockdex.options import FORMATS
-from blockdex.page import Page, Selection
+from blockdex.page import Block, Page, Selection
 from blockdex.segment import LINE_BREAK, PARAGRAPH_BREAK
 from blockdex.units import (
     DEFAULT_UNITS,
@@ -260,8 +260,7 @@ def selection_json(
                     {"context": _context_rows(page, context[b.index])} if b.index in context else {}
                 ),
             }
-            for b in page.blocks
-            if b.index in wanted
+            for b in kept_blocks(page, wanted)
         ]
         record["units"] = [u.to_json() for u in page.units]
         record["primary_unit"] = page.primary.unit if page.units else None
@@ -275,6 +274,14 @@ def selection_json(
     if extra:
         record.update(extra)
     return record
+
+
+def kept_blocks(page: Page, wanted: Iterable[int]) -> list[Block]:
+    """The blocks of ``page`` whose indices are in ``wanted``, in page order (only they are
+    made: a page's other blocks stay in its table)."""
+    first, n = page.first_index, len(page.blocks)
+    blocks = page.blocks
+    return [blocks[i - first] for i in sorted(set(wanted)) if 0 <= i - first < n]
 
 
 def block_rows(page: Page, selection: Selection) -> list[dict[str, Any]]:
