@@ -150,3 +150,23 @@ def test_a_page_of_hand_made_blocks_reads_the_same() -> None:
     made = dataclasses.replace(page, blocks=tuple(page.blocks), facts=page.facts.fresh())
     again = ex.predictor.predict(made)
     assert again.indices == walked.selection.indices
+
+
+def test_the_scores_read_as_the_dict_of_each_blocks_probability() -> None:
+    """The content predictor's scores are a mapping over its probability array: the same floats
+    a dict of them holds, for the page's indices only, and they pickle as that dict."""
+    import pickle
+
+    page = segment(PAGE)
+    predictor = Extractor().predictor
+    selection = predictor.predict(page)
+    scores = selection.scores
+    probs = predictor.block_probabilities(page)
+    assert len(scores) == len(page.blocks) and list(scores) == list(range(len(page.blocks)))
+    plain = {i: float(p) for i, p in enumerate(probs)}
+    assert dict(scores) == plain and scores == plain
+    assert 3 in scores and len(page.blocks) not in scores and "3" not in scores
+    with pytest.raises(KeyError):
+        scores[len(page.blocks)]
+    assert pickle.loads(pickle.dumps(scores)) == plain
+    assert selection.union(selection).scores == plain

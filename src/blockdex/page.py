@@ -371,6 +371,41 @@ def intervals_from_indices(indices: Iterable[int]) -> tuple[Interval, ...]:
     return tuple(runs)
 
 
+class BlockScores(Mapping[int, float]):
+    """A predictor's score of each block of a page, as a read-only mapping from block index to
+    float, over the array of scores (no ``float`` or dict entry is made for a block nobody
+    asks about: a text output reads none of them). Equal to the dict of the same items."""
+
+    __slots__ = ("_first", "_values")
+
+    def __init__(self, first: int, values: Any) -> None:
+        """``values``: one score a block, the first block's index being ``first`` (an array
+        the mapping keeps and never changes)."""
+        self._first = first
+        self._values = values
+
+    def __getitem__(self, index: int) -> float:
+        pos = index - self._first if type(index) is int else -1
+        if 0 <= pos < len(self._values):
+            return float(self._values[pos])
+        raise KeyError(index)
+
+    def __contains__(self, index: object) -> bool:
+        return type(index) is int and 0 <= index - self._first < len(self._values)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(self._first, self._first + len(self._values)))
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (dict, (list(self.items()),))
+
+
 @dataclass(frozen=True, slots=True)
 class Selection:
     """Which blocks to keep: sorted, merged, closed intervals of block indices.

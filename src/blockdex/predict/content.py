@@ -17,7 +17,6 @@ import json
 import re
 from functools import lru_cache
 from importlib import resources
-from itertools import compress
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +38,7 @@ from blockdex.forest import Forest
 from blockdex.ids import page_ids
 from blockdex.items import ITEM_COLUMN_NAMES, ITEM_CONTEXT_NAMES, page_block_words, slot_means
 from blockdex.items import item_columns as item_column_values
-from blockdex.page import Block, Page, Selection
+from blockdex.page import Block, BlockScores, Page, Selection
 from blockdex.pagetype import PAGE_TYPE_COLUMN_NAMES
 from blockdex.pagetype import page_type_columns as page_type_column_values
 from blockdex.predict import _content_c as compiled
@@ -333,9 +332,8 @@ class ContentPredictor:
                 f"{threshold:.2f}); use --predictor all to get the whole page",
             )
         first = page.first_index
-        ids = range(first, first + len(page.blocks))
-        indices = list(compress(ids, keep.tolist()))
-        scores = dict(zip(ids, probs.tolist(), strict=True))  # the same floats as float(p)
+        indices = (np.flatnonzero(keep) + first).tolist()
+        scores = BlockScores(first, probs)  # float(p) of a block when asked
         return Selection.from_indices(indices, scores=scores, warnings=warnings, fallback=fallback)
 
     def page_threshold(self, page: Page, probs: np.ndarray) -> float:
