@@ -321,10 +321,10 @@ def test_block_text_columns_count_as_split_does(texts: list[str], title: str) ->
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(alphabet=" ab\n\t\u00a0", max_size=12), max_size=20))
-def test_item_word_prefix_counts_spaces_plus_one(texts: list[str]) -> None:
+def test_item_word_counts_count_spaces_plus_one(texts: list[str]) -> None:
     blocks = tuple(Block(index=i, tag="p", html=t, text=t) for i, t in enumerate(texts))
-    want = [0, *accumulate(t.count(" ") + 1 if t else 0 for t in texts)]
-    assert _items_c.word_prefix(block_ids(blocks)) == want
+    want = [float(t.count(" ") + 1 if t else 0) for t in texts]
+    assert _items_c.word_counts(block_ids(blocks)).tolist() == want
     with pytest.raises(TypeError):  # a table is made of Block objects (or the walk's rows)
         block_ids([*blocks, object()])
 

@@ -71,12 +71,11 @@ def test_a_product_grid_is_one_item_list_with_a_unit_per_card() -> None:
 
 def test_the_words_of_a_pages_blocks_are_counted_once_and_kept_with_its_ids() -> None:
     page = blockdex.segment(_html("product_grid"))
-    ids = page_ids(page)
-    assert ids.word_prefix is not None  # counted by the item lists when the page was built
-    kept = ids.word_prefix
     words = page_block_words(page)
+    assert page_ids(page).block_words is words and page_block_words(page) is words  # kept
+    assert not words.flags.writeable
     assert words.tolist() == block_words(page.blocks).tolist()
-    assert page_ids(page).word_prefix is kept
+    assert words.tolist() == [float(len(b.text.split(" "))) if b.text else 0.0 for b in page.blocks]
     sub = page.slice(2, 7)  # a slice counts its own
     assert page_block_words(sub).tolist() == words[2:7].tolist()
 

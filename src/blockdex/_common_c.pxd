@@ -40,7 +40,6 @@ cdef class BlockIds:
     cdef Py_ssize_t *attr_of  # block i's attrs string: attrs[attr_of[i]]
     cdef Py_ssize_t *scope_off  # block i's scope elements: scope_ids[scope_off[i]:scope_off[i + 1]]
     cdef Py_ssize_t *scope_ids  # dense element numbers, aligned with Block.scope
-    cdef public object word_prefix  # items._word_prefix of the blocks, once a reader counts them
     cdef public object block_words  # items.page_block_words' read-only array, once asked for
     # the columns (block i's fields, as the readers read them)
     cdef readonly list texts  # Block.text

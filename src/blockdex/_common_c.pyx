@@ -172,10 +172,9 @@ cdef class BlockIds:
     blocks), or read straight off the walk's rows (``_segment_c.BlockRows.block_ids``: no
     ``Block`` is made). An element id past 64 bits raises OverflowError.
 
-    ``word_prefix`` keeps the words before each block (``blockdex.items._word_prefix``) once a
-    reader has counted them (the item lists, the page-kind rules), and ``block_words`` each
-    block's words as the read-only float array ``blockdex.items.page_block_words`` gives: None
-    until then."""
+    ``block_words`` keeps each block's words as the read-only float array
+    ``blockdex.items.page_block_words`` gives, once a reader has counted them: None until
+    then."""
 
     def __cinit__(self, blocks, bint number=True):
         cdef Py_ssize_t i, k, e, n, total = 0, o_path = 0, o_attrs = 0, o_scope = 0

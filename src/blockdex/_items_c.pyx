@@ -7,12 +7,13 @@
   (``_common_c.BlockIds``: the deepest shared element of two blocks found by comparing
   integers, parents and children kept in C arrays), the children of parents with enough of
   them, and those grouped by their template key into item lists.
-* :func:`word_prefix` — ``items._word_prefix``: words before each block, counted in C.
+* :func:`word_counts` — ``items.word_count`` of each block, counted in C.
 * :func:`class_signature` — the template key of an element (tag and class/id tokens).
 """
 
 cimport cython
 from libc.stdlib cimport free
+import numpy as np
 from blockdex._common_c cimport BlockIds, _alloc, _tuple_of
 
 cdef inline bint _holds(const Py_ssize_t *ids, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t e) noexcept:
@@ -54,8 +55,8 @@ def item_lists(BlockIds numbers, frozenset excluded, item_list, Py_ssize_t min_i
     3. *templates*: a parent's candidates grouped by :func:`class_signature`; a group of at
        least ``min_items`` is a list (an ``item_list``: parent, depth 1, signature, items,
        words), unless most of its items are one block each and they hold fewer than
-       ``min_line_words`` words each on average. Words are read from ``numbers.word_prefix``
-       (counted by :func:`word_prefix` and kept there when the first group needs them).
+       ``min_line_words`` words each on average. Words are counted (:func:`_word_prefix`)
+       when the first group needs them.
 
     Everything is read from the blocks' table ``numbers``."""
     cdef Py_ssize_t n, pos, j, i, k, m, prev = -1, start, lo, hi, plo, child_id, n_ids
@@ -75,7 +76,8 @@ def item_lists(BlockIds numbers, frozenset excluded, item_list, Py_ssize_t min_i
     cdef Py_ssize_t *par_count = NULL
     cdef Py_ssize_t *order = NULL
     cdef _Kids kids
-    cdef list found = [], path_tags, tags, items, prefix = None
+    cdef list found = [], path_tags, tags, items
+    cdef long long *prefix = NULL
     cdef dict by_signature, signatures = {}
     cdef tuple item
     cdef str tag
@@ -212,17 +214,15 @@ def item_lists(BlockIds numbers, frozenset excluded, item_list, Py_ssize_t min_i
                 m = len(items)
                 if m < min_items:
                     continue
-                if prefix is None:
-                    if numbers.word_prefix is None:
-                        numbers.word_prefix = word_prefix(numbers)
-                    prefix = numbers.word_prefix
+                if prefix == NULL:
+                    prefix = _word_prefix(numbers)
                 n_words = 0
                 single = 0
                 for k in range(m):
                     item = <tuple> items[k]
                     first = item[0]
                     last = item[1]
-                    n_words += <Py_ssize_t> prefix[last + 1] - <Py_ssize_t> prefix[first]
+                    n_words += <Py_ssize_t> (prefix[last + 1] - prefix[first])
                     single += first == last
                 if single * 2 > m and n_words < min_line_words * m:
                     continue
@@ -246,6 +246,7 @@ def item_lists(BlockIds numbers, frozenset excluded, item_list, Py_ssize_t min_i
         free(kids.at)
         free(kids.depth)
         free(kids.next)
+        free(prefix)
     return found
 
 
@@ -310,13 +311,29 @@ cdef Py_ssize_t _child_end(const Py_ssize_t *ids, const Py_ssize_t *off, Py_ssiz
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def word_prefix(BlockIds table):
-    """``blockdex.items._word_prefix``: the words before each block of the table and in all (a
-    list of ``n + 1``), each block's words counted as its spaces plus one."""
-    cdef Py_ssize_t n = table.n, pos, total = 0
-    cdef list out, texts = table.texts
+def word_counts(BlockIds table):
+    """``blockdex.items.word_count`` of each block of the table (its spaces plus one, 0 for an
+    empty text), as a float64 array."""
+    cdef Py_ssize_t pos, n = table.n
+    cdef list texts = table.texts
     cdef str text
-    out = [0] * (n + 1)
+    out = np.empty(n, dtype=np.float64)
+    cdef double[::1] o = out
+    for pos in range(n):
+        text = <str> texts[pos]
+        o[pos] = <double> (text.count(" ") + 1) if text else 0.0
+    return out
+
+
+cdef long long *_word_prefix(BlockIds table) except NULL:
+    """The words before each block of the table and in all (``n + 1`` entries from 0, each
+    block's words counted as :func:`word_counts` does), in a malloc'd array."""
+    cdef Py_ssize_t pos, n = table.n
+    cdef long long total = 0
+    cdef list texts = table.texts
+    cdef str text
+    cdef long long *out = <long long *> _alloc((n + 1) * sizeof(long long), False)
+    out[0] = 0
     for pos in range(n):
         text = <str> texts[pos]
         if text:

@@ -35,7 +35,7 @@ import numpy as np
 
 from blockdex import _items_c as compiled
 from blockdex.errors import check_minimums
-from blockdex.ids import BlockIds, block_ids, compiled_found, page_ids
+from blockdex.ids import BlockIds, block_ids, page_ids
 from blockdex.page import Block, ItemList, Page
 
 ITEM_TAGS_EXCLUDED = frozenset(
@@ -90,36 +90,18 @@ def word_count(text: str) -> int:
     return text.count(" ") + 1 if text else 0
 
 
-def _read(found: object) -> object:
-    return compiled_found(found, "item lists")
-
-
-def _word_prefix(table: BlockIds) -> list[int]:
-    """The words before each block of the table, and in all (:func:`word_count`; ``n + 1``),
-    counted in C (``_items_c.word_prefix``)."""
-    return compiled.word_prefix(table)  # type: ignore[no-any-return]
-
-
 def block_words(blocks: Sequence[Block]) -> np.ndarray:
-    """Each block's :func:`word_count`, as floats, from :func:`_word_prefix`."""
-    return np.diff(np.asarray(_word_prefix(block_ids(blocks)), dtype=np.float64))
-
-
-def _numbered_word_prefix(ids: BlockIds) -> list[int]:
-    """:func:`_word_prefix` of the blocks' table, counted once a page (kept in ``ids``, which
-    the page's facts hold): the item lists and the page-kind rules read them."""
-    if ids.word_prefix is None:
-        ids.word_prefix = _word_prefix(ids)
-    return ids.word_prefix  # type: ignore[no-any-return]
+    """Each block's :func:`word_count`, as floats (counted in C, ``_items_c.word_counts``)."""
+    return compiled.word_counts(block_ids(blocks))  # type: ignore[no-any-return]
 
 
 def page_block_words(page: Page) -> np.ndarray:
-    """:func:`block_words` of the page's blocks, their words counted once a page and the array
-    made once too (read-only: the page-kind rules ask for it several times a page)."""
+    """:func:`block_words` of the page's blocks, counted once a page and kept in its table
+    (read-only: the page-kind rules ask for it several times a page)."""
     ids = page_ids(page)
     found = ids.block_words
     if found is None:
-        found = np.diff(np.asarray(_numbered_word_prefix(ids), dtype=np.float64))
+        found = compiled.word_counts(ids)
         found.flags.writeable = False
         ids.block_words = found
     return found  # type: ignore[no-any-return]
