@@ -449,6 +449,16 @@ ctypedef struct _FrameRow:
     unsigned char scoped  # the tokens of all its scope's elements are read
 
 
+cdef inline int _number(dict ids, list names, str key) except -1:
+    """``key``'s number among ``names`` (``ids`` maps each to its place), the next one when it
+    is new."""
+    v = ids.get(key)
+    if v is None:
+        v = ids[key] = len(names)
+        names.append(key)
+    return <int> v
+
+
 cdef int _PATH_IMAGE = 1  # a path key's flag: an image's path (its parent's, then ">img")
 
 
@@ -576,11 +586,7 @@ cdef class BlockRows:
         return <int> k
 
     cdef int source_id(self, str source) except -1:
-        v = self.source_ids.get(source)
-        if v is None:
-            v = self.source_ids[source] = len(self.source_names)
-            self.source_names.append(source)
-        return <int> v
+        return _number(self.source_ids, self.source_names, source)
 
     cdef int new_frame(self, bd_node *node) except -1:
         cdef _FrameRow *grown
@@ -649,11 +655,7 @@ cdef class BlockRows:
         return row.own
 
     cdef int own_id(self, str tokens) except -1:
-        v = self.own_ids.get(tokens)
-        if v is None:
-            v = self.own_ids[tokens] = len(self.own_names)
-            self.own_names.append(tokens)
-        return <int> v
+        return _number(self.own_ids, self.own_names, tokens)
 
     cdef int attrs_of(self, int f) except -1:
         """The frame's class/id string (``segment._Frame.ancestry``'s): the non-empty tokens of
