@@ -457,3 +457,101 @@ cdef str _class_signature(str tag, str attrs):
     tokens = sorted(set(fold_digits(attrs).split()))
     tokens.insert(0, tag)
     return ".".join(tokens)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def slot_groups(BlockIds table, list lists, among, slot_of):
+    """``blockdex.items._slot_groups`` on the blocks' table: ``lists`` are ``(parent, depth,
+    items)`` (the parent's element id, the items' depth, their ``(first, last)`` positions);
+    ``among`` the positions whose lists are read (None: all); ``slot_of(tag, path, scope,
+    tokens, parent, depth)`` is ``items._slot``, called once per distinct place (a template's
+    cards share it). Returns ``(groups, inner_of, slot_items)`` as ``_slot_groups`` does.
+
+    A block's place is keyed by its list, where the list's parent stands in its scope, its
+    scope's length, its tag path and its scope's tokens (``_slot``'s inputs), as numbers of the
+    table (each equal exactly when the strings are): no tuple of the scope, of its tokens, or of
+    a key's strings is made a block."""
+    cdef Py_ssize_t n = table.n, li, k, p, s, e, size, n_lists = len(lists), place, m, d, g
+    cdef Py_ssize_t *inner_size = NULL
+    cdef Py_ssize_t *inner_of_c = NULL
+    cdef Py_ssize_t *inner_item = NULL
+    cdef char *wanted = NULL
+    cdef long long parent
+    cdef const Py_ssize_t *off = table.scope_off
+    cdef const Py_ssize_t *ids = table.scope_ids
+    cdef dict seen = {}, slot_ids = {}, slot_items = {}
+    cdef list inner_of
+    cdef tuple lst
+    groups = np.arange(n, dtype=np.int32)
+    cdef int[::1] gv = groups
+    try:
+        inner_size = <Py_ssize_t *> _alloc(max(n, 1) * sizeof(Py_ssize_t), False)
+        inner_of_c = <Py_ssize_t *> _alloc(max(n, 1) * sizeof(Py_ssize_t), False)
+        inner_item = <Py_ssize_t *> _alloc(max(n, 1) * sizeof(Py_ssize_t), False)
+        wanted = <char *> _alloc(max(n_lists, 1), True)
+        for p in range(n):
+            inner_size[p] = n + 1
+            inner_of_c[p] = -1
+            inner_item[p] = -1
+        # each block's smallest item (the first list's on a tie)
+        for li in range(n_lists):
+            lst = <tuple> lists[li]
+            k = 0
+            for item in <list> lst[2]:
+                s, e = item
+                size = e - s
+                for p in range(s if s > 0 else 0, (e if e < n - 1 else n - 1) + 1):
+                    if inner_size[p] > size:
+                        inner_size[p] = size
+                        inner_of_c[p] = li
+                        inner_item[p] = k
+                k += 1
+        if among is None:
+            for li in range(n_lists):
+                wanted[li] = 1
+        else:
+            for p in among:
+                if inner_of_c[<Py_ssize_t> p] >= 0:
+                    wanted[inner_of_c[<Py_ssize_t> p]] = 1
+        for p in range(n):
+            li = inner_of_c[p]
+            if li < 0 or not wanted[li]:
+                continue
+            lst = <tuple> lists[li]
+            parent = <long long> lst[0]
+            m = off[p + 1] - off[p]
+            place = -1
+            for d in range(m):
+                if table.elem_id[ids[off[p] + d]] == parent:
+                    place = d
+                    break
+            if place >= 0:
+                raw = (li, place, m, table.path_of[p],
+                       *[table.elem_own[ids[off[p] + d]] for d in range(m)])
+            else:
+                raw = (li, -1 - table.tag_of[p])
+            got = seen.get(raw)
+            if got is None:
+                key = (li, slot_of(
+                    table.tags[table.tag_of[p]], table.paths[table.path_of[p]],
+                    table.scope(p), table.scope_tokens(p), lst[0], lst[1],
+                ))
+                got = slot_ids.get(key)
+                if got is None:
+                    got = slot_ids[key] = n + len(slot_ids)
+                seen[raw] = got
+            g = <Py_ssize_t> got
+            gv[p] = <int> g
+            members = slot_items.get(got)
+            if members is None:
+                slot_items[got] = {inner_item[p]}
+            else:
+                (<set> members).add(inner_item[p])
+        inner_of = [inner_of_c[p] for p in range(n)]
+    finally:
+        free(inner_size)
+        free(inner_of_c)
+        free(inner_item)
+        free(wanted)
+    return groups, inner_of, slot_items

@@ -273,45 +273,11 @@ def _slot_groups(
     of each block's smallest item (-1 outside lists); each group's items. With ``among``
     (block positions), only the lists of those blocks' smallest items are read: every block of
     another list is left a group of its own (a group never spans two lists, so the groups of
-    ``among``'s blocks are the same)."""
-    n = table.n
-    inner_size = [n + 1] * n
-    inner_of = [-1] * n
-    inner_item = [-1] * n
-    for li, (_, items) in enumerate(lists):
-        for k, (s, e) in enumerate(items):
-            size = e - s
-            for p in range(s, e + 1):
-                if inner_size[p] > size:
-                    inner_size[p] = size
-                    inner_of[p] = li
-                    inner_item[p] = k
-    wanted = None if among is None else {inner_of[p] for p in among}
-    groups = np.arange(n, dtype=np.int32)
-    slot_ids: dict[tuple[int, tuple[str, ...]], int] = {}
-    # the group of what _slot reads (the list, where the item's element is in the scope, the
-    # path and the scope's tokens): the cards of a grid share it, so _slot runs once for them
-    seen: dict[tuple[object, ...], int] = {}
-    slot_items: dict[int, set[int]] = {}
-    tags, paths = table.column("tag"), table.column("path")
-    for p, li in enumerate(inner_of):
-        if li < 0 or (wanted is not None and li not in wanted):
-            continue
-        lst = lists[li][0]
-        sc = table.scope(p)
-        tokens = table.scope_tokens(p)
-        raw = (
-            (li, sc.index(lst.parent), len(sc), paths[p], tokens)
-            if lst.parent in sc
-            else (li, tags[p])
-        )
-        g = seen.get(raw)
-        if g is None:
-            key = (li, _slot(tags[p], paths[p], sc, tokens, lst.parent, lst.depth))
-            g = seen[raw] = slot_ids.setdefault(key, n + len(slot_ids))
-        groups[p] = g
-        slot_items.setdefault(g, set()).add(inner_item[p])
-    return groups, inner_of, slot_items
+    ``among``'s blocks are the same). In C over the blocks' table (``_items_c.slot_groups``:
+    :func:`_slot` runs once per distinct place, the cards of a grid share it)."""
+    return compiled.slot_groups(  # type: ignore[no-any-return]
+        table, [(lst.parent, lst.depth, items) for lst, items in lists], among, _slot
+    )
 
 
 def item_slot_groups(page: Page, among: Sequence[int] | None = None) -> np.ndarray:
