@@ -176,3 +176,19 @@ def test_markdown_and_text_output_never_compute_the_type(monkeypatch: pytest.Mon
     assert "Harwick" in extract(html, url=url, output="text")
     with pytest.raises(AssertionError, match="computed"):
         extract(html, url=url, output="json")
+
+
+def test_a_canonical_link_that_does_not_parse_is_read_as_no_address() -> None:
+    """A page's own canonical link can be anything (``https://shop.n]rthfield.example/…`` makes
+    ``urlsplit`` raise): the page-kind rules still run (the page has a canonical link) and the
+    page type reads it as no address, instead of the extraction failing (found by fuzzing)."""
+    html, _ = _page("product.html")
+    broken = html.replace(
+        "<head>",
+        '<head><link rel="canonical" href="https://shop.n]rthfield.example/collections/x">',
+        1,
+    )
+    assert broken != html
+    data = json.loads(extract(broken, output="json"))
+    assert data["page_type"] in (*PAGE_TYPES, OTHER)
+    assert "Kettle" in data["markdown"]

@@ -1116,7 +1116,13 @@ cdef class BlockList:
             made = self.made = [None] * self.rows.n
         got = made[pos]
         if got is None:
-            got = made[pos] = self.rows._block(self.cls, pos)
+            got = self.rows._block(self.cls, pos)
+            # another thread may have made it meanwhile (making one can run the collector):
+            # the first one kept is the position's block
+            if made[pos] is None:
+                made[pos] = got
+            else:
+                got = made[pos]
         return got
 
     def __len__(self):

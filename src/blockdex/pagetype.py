@@ -375,8 +375,13 @@ def _declared_columns(meta: Mapping[str, str]) -> list[float]:
 
 @lru_cache(maxsize=4096)
 def url_columns(url: str | None) -> tuple[float, ...]:
-    """The address's shape and its generic path words (:data:`URL_WORDS`)."""
-    parts = urlsplit(url or "")
+    """The address's shape and its generic path words (:data:`URL_WORDS`); an address that
+    does not parse (a page's own canonical link can be anything: ``https://a]b/``) has the
+    columns of none."""
+    try:
+        parts = urlsplit(url or "")
+    except ValueError:
+        parts = urlsplit("")
     segments = [s for s in parts.path.lower().split("/") if s]
     query = {k.lower() for k, _ in parse_qsl(parts.query, keep_blank_values=True)}
     last = _URL_EXT_RE.sub("", segments[-1]) if segments else ""
