@@ -31,6 +31,7 @@ from blockdex.clean import HTML_WRITES, SCRIPT_NEEDLE_GROUPS, SCRIPTS_READ, STAT
 from blockdex.extensions import EXTENSIONS, require, status
 from blockdex.ids import block_ids, page_ids
 from blockdex.page import Block
+from blockdex.pagetype import PageTypeModel
 from blockdex.parse import ParseLimits, parse_bounded, parse_html
 from blockdex.predict.content import ContentModel
 from blockdex.units import hits_needed
@@ -649,3 +650,21 @@ def test_markdown_tree_refuses_a_step_that_is_not_a_layout_step() -> None:
     for bad in (["not a step"], [("block", 0, [])]):
         with pytest.raises(TypeError, match="Step of 4 fields"):
             _markdown_c.tree_of(bad, True, 8, lambda: {}, lambda block, stack: None)
+
+
+def test_forests_in_one_call_give_each_forests_own_sums() -> None:
+    """``Forests.raw`` walks several forests in one compiled call: each column is what that
+    forest alone gives, bit for bit, for one row (a page type) and for many."""
+    model = PageTypeModel.load()
+    forests = forest_module.Forests(model.forests)
+    assert forests._packed is not None
+    rng = np.random.default_rng(11)
+    X = rng.normal(0.0, 1.0, size=(40, forests.n_features)).astype(np.float32)
+    X[:3] = 0.0
+    for n in (1, 2, 9, 17, 40):
+        together = forests.raw(X[:n])
+        assert together.shape == (n, len(model.forests)) and together.flags.c_contiguous
+        alone = np.stack([f.raw(X[:n]) for f in model.forests], axis=1)
+        assert together.tobytes() == alone.tobytes()
+    with pytest.raises(ValueError):
+        forests.raw(X[:, :5])

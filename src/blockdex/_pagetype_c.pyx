@@ -6,10 +6,8 @@
   ``str.split`` counts them, characters, link characters, long and short blocks, headings,
   words by tag group, linked headlines, questions, labels, currency signs, years and relative
   dates, pronouns) in one pass over the blocks, without joining their texts.
-* :func:`scope_counts` — ``pagetype._scope_counts``: how many blocks each element's class/id
-  tokens enclose (``Counter`` over ``Block.scope_attrs``, empty tokens left out).
 * :func:`class_counts` — ``pagetype._class_counts``: how often each class word is named
-  around the blocks, each element's tokens scanned once a page in C (no cache to grow).
+  around the blocks, each distinct tokens string of the page scanned once (no cache to grow).
 """
 
 cimport cython
@@ -19,7 +17,8 @@ from cpython.unicode cimport (
     PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH,
     PyUnicode_KIND,
 )
-from blockdex._common_c cimport BlockIds, _char_t
+from libc.stdlib cimport free
+from blockdex._common_c cimport BlockIds, _alloc, _char_t
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
@@ -29,6 +28,7 @@ cdef extern from "Python.h":
 
 cdef enum:
     LABEL_BUF = 128  # the key of an ASCII text of at most LABEL_BUF characters fits
+    MAX_GROUPS = 64  # TAG_SHARES groups and LABELS groups counted at most
     MAX_WORDS = 16  # pronouns looked for at most
     WORD_LEN = 8  # and their length
 
@@ -156,10 +156,11 @@ cdef Py_ssize_t _scan(
     return words
 
 
-cdef str _ascii_label_key(const unsigned char *d, Py_ssize_t n):
+cdef str _ascii_label_key(const unsigned char *d, Py_ssize_t n, Py_ssize_t longest):
     """``" ".join(_LETTERS_RE.findall(text.lower()))`` for an ASCII ``text`` of at most
     LABEL_BUF characters: its runs of letters, lower-cased, one space between them (in ASCII,
-    ``[^\\W\\d_]`` is ``[A-Za-z]``)."""
+    ``[^\\W\\d_]`` is ``[A-Za-z]``); None for a key longer than ``longest`` or empty (no
+    label is: no string need be made to look it up)."""
     cdef char buf[LABEL_BUF]
     cdef Py_ssize_t i, m = 0
     cdef unsigned char c
@@ -177,6 +178,8 @@ cdef str _ascii_label_key(const unsigned char *d, Py_ssize_t n):
             m += 1
         else:
             gap = True
+    if m == 0 or m > longest:
+        return None
     return buf[:m].decode("ascii")
 
 
@@ -185,23 +188,28 @@ cdef str _ascii_label_key(const unsigned char *d, Py_ssize_t n):
 def block_sums(
     BlockIds table, dict tag_codes, Py_ssize_t n_groups, Py_ssize_t long_words,
     Py_ssize_t short_words, Py_ssize_t label_max, dict label_group, Py_ssize_t n_labels,
-    label_key, str price_signs, str year_pattern, str relative_pattern, tuple pronouns,
+    Py_ssize_t label_longest, label_key, str price_signs, str year_pattern, str relative_pattern, tuple pronouns,
     tuple pronoun_groups, Py_ssize_t n_pronoun_groups,
 ):
     """``blockdex.pagetype._block_sums`` (see there for what it returns) over the blocks' table,
     or None when the patterns, signs or pronouns are not the ones this code reads.
 
     ``tag_codes`` maps a tag to ``8 * (its TAG_SHARES group + 1) + kind`` (kind 1: h1, 2: h2,
-    3: h3-h6, 4: pre); ``label_group`` a label's key to its LABELS group; ``label_key`` is the
-    Python function making a text's key, called for texts past ASCII; ``pronouns`` the words
+    3: h3-h6, 4: pre), looked up once a page for each distinct tag of the table; ``label_group``
+    a label's key to its LABELS group, ``label_longest`` the longest key (a longer one is not
+    looked up); ``label_key`` is the Python function making a text's key, called for texts past
+    ASCII; ``pronouns`` the words
     and ``pronoun_groups`` the PRONOUNS group of each."""
     cdef Py_ssize_t n, pos, nw, length, link, total = 0, chars = 0, links = 0
     cdef Py_ssize_t n_long = 0, long_sum = 0, n_short = 0, h1 = 0, h2 = 0, h3 = 0, pre = 0
     cdef Py_ssize_t linked_headings = 0, headline_links = 0, questions = 0, code, kind
     cdef bint question
     cdef int ukind
-    cdef list char_ends, tag_words, labels
-    cdef str text, tag, key
+    cdef list char_ends
+    cdef str text, key
+    cdef Py_ssize_t tag_words[MAX_GROUPS]
+    cdef Py_ssize_t labels[MAX_GROUPS]
+    cdef int *tag_code
     cdef list texts = table.texts, tags = table.tags
     cdef PyObject *found
     cdef Py_ssize_t p_count, d_count, prices = 0, dates = 0, dated = 0, k, j
@@ -210,7 +218,8 @@ def block_sums(
     cdef bytes word
     if (price_signs != "$\u20ac\u00a3\u00a5\u20b9\u20a9\u20bd" or year_pattern != YEAR_PATTERN
             or relative_pattern != RELATIVE_PATTERN or len(pronouns) > MAX_WORDS
-            or len(pronouns) != len(pronoun_groups)):
+            or len(pronouns) != len(pronoun_groups) or not 0 <= n_groups <= MAX_GROUPS
+            or not 0 <= n_labels <= MAX_GROUPS):
         return None
     w.n = len(pronouns)
     w.lengths = 0
@@ -231,46 +240,54 @@ def block_sums(
     w.tok_ascii = True
     n = table.n
     char_ends = [0] * (n + 1)
-    tag_words = [0] * n_groups
-    labels = [0] * n_labels
-    for pos in range(n):
-        text = <str> texts[pos]
-        tag = <str> tags[table.tag_of[pos]]
-        link = <Py_ssize_t> table.link_chars_of[pos]
-        length = PyUnicode_GET_LENGTH(text)
-        ukind = PyUnicode_KIND(text)
-        if pos:
-            _token_char(&w, 10)  # the newline the texts are joined with
-        if ukind == PyUnicode_1BYTE_KIND:
-            nw = _scan(<const unsigned char *> PyUnicode_DATA(text), length, &question,
-                       &p_count, &d_count, &w)
-        elif ukind == PyUnicode_2BYTE_KIND:
-            nw = _scan(<const unsigned short *> PyUnicode_DATA(text), length, &question,
-                       &p_count, &d_count, &w)
-        else:
-            nw = _scan(<const unsigned int *> PyUnicode_DATA(text), length, &question,
-                       &p_count, &d_count, &w)
-        if p_count:
-            prices += p_count
-            priced.append(pos)
-        if d_count:
-            dates += d_count
-            dated += 1
-        chars += length
-        char_ends[pos + 1] = chars
-        total += nw
-        links += link
-        if nw >= long_words:
-            n_long += 1
-            long_sum += nw
-        if nw <= short_words:
-            n_short += 1
-        questions += question
-        if nw >= 4 and 5 * link >= 4 * length:
-            headline_links += 1
-        found = PyDict_GetItem(tag_codes, tag)
-        if found != NULL:
-            code = <object> found
+    for k in range(n_groups):
+        tag_words[k] = 0
+    for k in range(n_labels):
+        labels[k] = 0
+    tag_code = <int *> _alloc(len(tags) * sizeof(int), True)
+    try:
+        for k in range(len(tags)):
+            found = PyDict_GetItem(tag_codes, tags[k])
+            if found != NULL:
+                code = <object> found
+                if not 0 <= code < 8 * (n_groups + 1) or not 0 <= (code & 7) <= 4:
+                    return None
+                tag_code[k] = <int> code
+        for pos in range(n):
+            text = <str> texts[pos]
+            link = <Py_ssize_t> table.link_chars_of[pos]
+            length = PyUnicode_GET_LENGTH(text)
+            ukind = PyUnicode_KIND(text)
+            if pos:
+                _token_char(&w, 10)  # the newline the texts are joined with
+            if ukind == PyUnicode_1BYTE_KIND:
+                nw = _scan(<const unsigned char *> PyUnicode_DATA(text), length, &question,
+                           &p_count, &d_count, &w)
+            elif ukind == PyUnicode_2BYTE_KIND:
+                nw = _scan(<const unsigned short *> PyUnicode_DATA(text), length, &question,
+                           &p_count, &d_count, &w)
+            else:
+                nw = _scan(<const unsigned int *> PyUnicode_DATA(text), length, &question,
+                           &p_count, &d_count, &w)
+            if p_count:
+                prices += p_count
+                priced.append(pos)
+            if d_count:
+                dates += d_count
+                dated += 1
+            chars += length
+            char_ends[pos + 1] = chars
+            total += nw
+            links += link
+            if nw >= long_words:
+                n_long += 1
+                long_sum += nw
+            if nw <= short_words:
+                n_short += 1
+            questions += question
+            if nw >= 4 and 5 * link >= 4 * length:
+                headline_links += 1
+            code = tag_code[table.tag_of[pos]]  # 0: a tag of no group and no kind
             kind = code & 7
             if code >= 8:
                 tag_words[(code >> 3) - 1] += nw
@@ -284,71 +301,30 @@ def block_sums(
                 pre += 1
             if 1 <= kind <= 3 and 2 * link >= length:
                 linked_headings += 1
-        if length <= label_max:
-            if PyUnicode_IS_ASCII(text) and length <= LABEL_BUF:
-                key = _ascii_label_key(<const unsigned char *> PyUnicode_DATA(text), length)
-            else:
-                key = label_key(text)
-            found = PyDict_GetItem(label_group, key)
-            if found != NULL:
-                labels[<Py_ssize_t> <object> found] += 1
+            if length <= label_max:
+                if PyUnicode_IS_ASCII(text) and length <= LABEL_BUF:
+                    key = _ascii_label_key(<const unsigned char *> PyUnicode_DATA(text), length,
+                                           label_longest)
+                else:
+                    key = label_key(text)
+                if key is not None:
+                    found = PyDict_GetItem(label_group, key)
+                    if found != NULL:
+                        k = <Py_ssize_t> <object> found
+                        if not 0 <= k < n_labels:
+                            return None
+                        labels[k] += 1
+    finally:
+        free(tag_code)
     _token_end(&w)  # the closing space
     pronoun_counts = [0] * n_pronoun_groups
     for k in range(w.n):
         pronoun_counts[<Py_ssize_t> pronoun_groups[k]] += w.count[k]
     return (
-        char_ends, total, links, n_long, long_sum, n_short, h1, h2, h3, pre, tag_words,
-        linked_headings, headline_links, questions, labels, prices, priced, dates, dated,
-        pronoun_counts,
+        char_ends, total, links, n_long, long_sum, n_short, h1, h2, h3, pre,
+        [tag_words[k] for k in range(n_groups)], linked_headings, headline_links, questions,
+        [labels[k] for k in range(n_labels)], prices, priced, dates, dated, pronoun_counts,
     )
-
-
-cdef enum:
-    RUN_DEPTH = 64  # scope places followed as runs; deeper ones are counted one by one
-
-
-cdef inline int _add(dict counts, object s, Py_ssize_t times) except -1:
-    cdef PyObject *found
-    if not s:
-        return 0
-    found = PyDict_GetItem(counts, s)
-    counts[s] = times if found == NULL else <object> found + times
-    return 0
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-def scope_counts(BlockIds table):
-    """``blockdex.pagetype._scope_counts``: each non-empty ``scope_attrs`` string of the
-    blocks (read from their table) → how many blocks hold it (once per place it holds it).
-    Consecutive blocks mostly hold the same string at a place of their scope (the elements they
-    share): such a run is one addition."""
-    cdef dict counts = {}
-    cdef list owns = table.owns
-    cdef PyObject *run[RUN_DEPTH]
-    cdef Py_ssize_t times[RUN_DEPTH]
-    cdef Py_ssize_t k, m, held = 0, i, at
-    cdef PyObject *o
-    for i in range(table.n):
-        at = table.scope_off[i]
-        m = table.scope_off[i + 1] - at
-        for k in range(m):
-            o = <PyObject *> owns[table.elem_own[table.scope_ids[at + k]]]
-            if k >= RUN_DEPTH:
-                _add(counts, <object> o, 1)
-            elif k < held and run[k] == o:
-                times[k] += 1
-            else:
-                if k < held:
-                    _add(counts, <object> run[k], times[k])
-                run[k] = o
-                times[k] = 1
-        for k in range(m, held):
-            _add(counts, <object> run[k], times[k])
-        held = m if m < RUN_DEPTH else RUN_DEPTH
-    for k in range(held):
-        _add(counts, <object> run[k], times[k])
-    return counts
 
 
 cdef object _words_for = None  # the words the table below was built from
@@ -392,7 +368,9 @@ cdef int _load_words(tuple words) except -1:
     return 1
 
 
-cdef void _count_words(const _char_t *d, Py_ssize_t n, Py_ssize_t times, list counts) except *:
+cdef void _count_words(
+    const _char_t *d, Py_ssize_t n, Py_ssize_t times, Py_ssize_t *counts
+) noexcept:
     """At each place of ``d`` the longest word that starts there, left to right, each match
     skipped past (what ``pagetype._CLASS_WORD_RE.finditer`` finds: the words as a trie, so
     the longest word at the first place that has one), each counted ``times``. The words
@@ -425,26 +403,43 @@ cdef void _count_words(const _char_t *d, Py_ssize_t n, Py_ssize_t times, list co
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def class_counts(scopes, tuple words):
-    """``blockdex.pagetype._class_counts``: for each of ``words``, how often it is named in
-    the keys of ``scopes`` (an element's tokens → how many blocks it encloses), each name
-    counted that many times; None when the words are not lower-case ASCII letters."""
-    cdef list counts
-    cdef Py_ssize_t n, times
+def class_counts(BlockIds table, tuple words):
+    """``blockdex.pagetype._class_counts``: for each of ``words``, how often it is named in the
+    class/id tokens of the elements around the blocks (``Block.scope_attrs``, read from their
+    table), each element's tokens counted once per place a block's scope holds it; None when the
+    words are not lower-case ASCII letters.
+
+    The table numbers each distinct tokens string once (``owns``), so one pass over the blocks'
+    scope places counts how often each string is held, and each string held is then scanned once
+    for the words, its matches counted that many times."""
+    cdef list owns = table.owns
+    cdef Py_ssize_t n_owns = len(owns), i, k, o, n, times
+    cdef Py_ssize_t *held
+    cdef Py_ssize_t counts[512]
+    cdef str s
     cdef int kind
     if not _load_words(words):
         return None
-    counts = [0] * len(words)
-    for s, t in scopes.items():
-        if type(s) is not str:
-            return None
-        times = t
-        n = PyUnicode_GET_LENGTH(s)
-        kind = PyUnicode_KIND(s)
-        if kind == PyUnicode_1BYTE_KIND:
-            _count_words(<const unsigned char *> PyUnicode_DATA(s), n, times, counts)
-        elif kind == PyUnicode_2BYTE_KIND:
-            _count_words(<const unsigned short *> PyUnicode_DATA(s), n, times, counts)
-        else:
-            _count_words(<const unsigned int *> PyUnicode_DATA(s), n, times, counts)
-    return counts
+    for k in range(len(words)):
+        counts[k] = 0
+    held = <Py_ssize_t *> _alloc(n_owns * sizeof(Py_ssize_t), True)
+    try:
+        for i in range(table.n):
+            for k in range(table.scope_off[i], table.scope_off[i + 1]):
+                held[table.elem_own[table.scope_ids[k]]] += 1
+        for o in range(n_owns):
+            times = held[o]
+            if not times:
+                continue
+            s = <str> owns[o]
+            n = PyUnicode_GET_LENGTH(s)
+            kind = PyUnicode_KIND(s)
+            if kind == PyUnicode_1BYTE_KIND:
+                _count_words(<const unsigned char *> PyUnicode_DATA(s), n, times, counts)
+            elif kind == PyUnicode_2BYTE_KIND:
+                _count_words(<const unsigned short *> PyUnicode_DATA(s), n, times, counts)
+            else:
+                _count_words(<const unsigned int *> PyUnicode_DATA(s), n, times, counts)
+    finally:
+        free(held)
+    return [counts[k] for k in range(len(words))]

@@ -99,12 +99,13 @@ class Forest:
         if X.ndim != 2 or X.shape[1] < self.n_features:
             raise ValueError(f"expected rows of at least {self.n_features} features, got {X.shape}")
         if self._packed is not None:
-            out = np.zeros(n)
+            out = np.zeros((1, n))
             nodes, value = self._packed
             compiled.forest_raw(
-                np.ascontiguousarray(X, dtype=np.float32), nodes, value, self.depth, out
-            )
-            return out
+                np.ascontiguousarray(X, dtype=np.float32), nodes, value, self.depth,
+                np.array([len(self.roots)], dtype=np.intp), out,
+            )  # fmt: skip
+            return out[0]
         if n <= self.ROWS_PER_CHUNK:
             return self._raw(X)
         step = self.ROWS_PER_CHUNK
@@ -131,3 +132,41 @@ class Forest:
         np.exp(p, out=p)
         p += 1.0
         return np.divide(1.0, p, out=p)
+
+
+class Forests:
+    """Several forests over the same rows, one sum each (a multi-class model's forests, one per
+    class): evaluated in one compiled call over their trees stored one after the other, so that
+    the walk fetches the next forest's trees ahead while it reads the one before (a page type's
+    one row is otherwise mostly waiting on memory that other work has pushed out of the caches).
+    Forests that the compiled layout cannot hold (see :meth:`Forest._pack`), or of different
+    depths, are evaluated one by one."""
+
+    def __init__(self, forests: list[Forest]) -> None:
+        self.forests = forests
+        self.n_features = max((f.n_features for f in forests), default=0)
+        packs = [f._packed for f in forests]
+        depths = {f.depth for f in forests}
+        self._packed: tuple[np.ndarray, np.ndarray, np.ndarray, int] | None = None
+        if forests and len(depths) == 1 and all(p is not None for p in packs):
+            self._packed = (
+                np.concatenate([p[0] for p in packs if p is not None]),
+                np.concatenate([p[1] for p in packs if p is not None]),
+                np.array([len(f.roots) for f in forests], dtype=np.intp),
+                depths.pop(),
+            )
+
+    def raw(self, X: np.ndarray) -> np.ndarray:
+        """Each forest's sums (:meth:`Forest.raw`, the same values) for each row of ``X``: a
+        ``(rows, forests)`` array."""
+        if self._packed is None:
+            return np.stack([f.raw(X) for f in self.forests], axis=1)
+        n = X.shape[0]
+        if X.ndim != 2 or X.shape[1] < self.n_features:
+            raise ValueError(f"expected rows of at least {self.n_features} features, got {X.shape}")
+        nodes, value, trees, depth = self._packed
+        out = np.zeros((len(self.forests), n))
+        compiled.forest_raw(
+            np.ascontiguousarray(X, dtype=np.float32), nodes, value, depth, trees, out
+        )
+        return np.ascontiguousarray(out.T)

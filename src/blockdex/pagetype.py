@@ -44,6 +44,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlsplit
@@ -52,7 +53,7 @@ import numpy as np
 
 from blockdex import _pagetype_c as compiled
 from blockdex.errors import BlockdexError
-from blockdex.forest import Forest
+from blockdex.forest import Forest, Forests
 from blockdex.ids import BlockIds, page_ids
 from blockdex.items import cut_lists
 from blockdex.page import Page, PageType
@@ -117,6 +118,8 @@ SCHEMA_GROUPS: dict[str, frozenset[str]] = {
 }  # fmt: skip
 """schema.org types (lower-cased) grouped by what they say about the page; each group's count
 among the page's declared types is a column."""
+_SCHEMA_GROUP = {t: k for k, group in enumerate(SCHEMA_GROUPS.values()) for t in group}
+"""A schema.org type's group (its place in :data:`SCHEMA_GROUPS`; no type is in two)."""
 
 URL_WORDS: dict[str, frozenset[str]] = {
     "product": frozenset({
@@ -358,17 +361,26 @@ URL_COLUMNS = slice(
 model pages read without an address)."""
 
 
-def _log(n: float) -> float:
-    return math.log1p(n)
+_log = math.log1p
+"""``log(1 + n)``: how counts enter the columns (``math.log1p`` itself, so that a column costs
+no Python call)."""
 
 
 def _declared_columns(meta: Mapping[str, str]) -> list[float]:
     og = (meta.get("og_type") or "").strip().lower()
-    cols = [float(bool(og) and bool(rx.match(og))) for _, rx in OG_TYPES]
-    cols += [float(bool(og) and not any(cols)), float(not og)]
+    if og:
+        cols = [float(rx.match(og) is not None) for _, rx in OG_TYPES]
+        cols += [float(not any(cols)), 0.0]
+    else:
+        cols = [0.0] * len(OG_TYPES) + [0.0, 1.0]
     declared = [t.strip().lower() for t in (meta.get("schema_types") or "").split(",")]
     declared = [t.rpartition("/")[2] for t in declared if t]  # "https://schema.org/Product"
-    cols += [float(sum(t in group for t in declared)) for group in SCHEMA_GROUPS.values()]
+    groups = [0.0] * len(SCHEMA_GROUPS)
+    for t in declared:
+        k = _SCHEMA_GROUP.get(t)
+        if k is not None:
+            groups[k] += 1.0
+    cols += groups
     cols.append(float(len(declared)))
     return cols
 
@@ -416,32 +428,30 @@ def _compiled(found: Any, what: str) -> Any:
     return found
 
 
-def _scope_counts(table: BlockIds) -> Mapping[str, int]:
-    """Each element's (non-empty) class/id tokens of ``Block.scope_attrs`` → how many blocks
-    it encloses (once per place a block's scope holds it), read from the blocks' table."""
-    return compiled.scope_counts(table)  # type: ignore[no-any-return]
-
-
-def _class_counts(scopes: Mapping[str, int]) -> list[int]:
-    """How often each word of :data:`CLASS_WORD_LIST` is named in the elements' tokens
-    (:func:`_scope_counts`), each element counted once per block inside it. The tokens are
-    scanned left to right for words of the list, the longest where two start at one place,
-    a match not overlapping the one before (in C: ``_pagetype_c.class_counts``)."""
-    found = compiled.class_counts(scopes, CLASS_WORD_LIST)
+def _class_counts(table: BlockIds) -> list[int]:
+    """How often each word of :data:`CLASS_WORD_LIST` is named in the class/id tokens of the
+    elements around the blocks (``Block.scope_attrs``, of the blocks' table), each element counted
+    once per block inside it. The tokens are scanned left to right for words of the list, the
+    longest where two start at one place, a match not overlapping the one before (in C:
+    ``_pagetype_c.class_counts``, each distinct tokens string of the page scanned once)."""
+    found = compiled.class_counts(table, CLASS_WORD_LIST)
     return _compiled(found, "class counts")  # type: ignore[no-any-return]
 
 
 def _class_columns(table: BlockIds) -> list[float]:
     """How often each word of :data:`CLASS_WORD_LIST` is named by the elements around the
-    blocks (``Block.scope_attrs``, of the blocks' table), an element counted once per block
-    inside it, log-scaled."""
-    return [_log(c) for c in _class_counts(_scope_counts(table))]
+    blocks (:func:`_class_counts`), log-scaled."""
+    return list(map(_log, _class_counts(table)))
 
 
 _LABEL_GROUP: dict[str, int] = {}
 for _k, _labels in enumerate(LABELS.values()):
     for _label in _labels:
         _LABEL_GROUP.setdefault(_label, _k)
+
+
+_LABEL_LONGEST = max(map(len, _LABEL_GROUP))
+"""The longest key of :data:`LABELS` (a block's longer key is not looked up)."""
 
 
 def _label_key(text: str) -> str:
@@ -500,8 +510,8 @@ def _compiled_tables(cfg: PageTypeConfig) -> tuple[Any, ...]:
     signs or pronouns other than the ones it was written for)."""
     return (
         _TAG_CODES, len(TAG_SHARES), cfg.long_block_words, cfg.short_block_words,
-        LABEL_MAX_CHARS, _LABEL_GROUP, len(LABELS), _label_key, PRICE_SIGNS, YEAR_RE.pattern,
-        RELATIVE_DATE_RE.pattern, _PRONOUN_WORDS, _PRONOUN_GROUPS, len(PRONOUNS),
+        LABEL_MAX_CHARS, _LABEL_GROUP, len(LABELS), _LABEL_LONGEST, _label_key, PRICE_SIGNS,
+        YEAR_RE.pattern, RELATIVE_DATE_RE.pattern, _PRONOUN_WORDS, _PRONOUN_GROUPS, len(PRONOUNS),
     )  # fmt: skip
 
 
@@ -567,6 +577,9 @@ def _covered_chars(spans: list[tuple[int, int]], char_ends: Sequence[int]) -> in
     return out
 
 
+_UNIT_KIND = attrgetter("kind")
+
+
 def page_type_features(page: Page, cfg: PageTypeConfig = DEFAULT_PAGE_TYPE) -> np.ndarray:
     """The model's columns (:data:`FEATURE_NAMES`) for ``page``, as one float32 row.
 
@@ -611,18 +624,19 @@ def page_type_features(page: Page, cfg: PageTypeConfig = DEFAULT_PAGE_TYPE) -> n
     cols += [w / total_words for w in sums.tag_words]
     cols += _item_columns(page, char_ends, sums.priced, cfg)
     cols += _class_columns(table)
-    cols += [_log(c) for c in sums.labels]
+    cols += map(_log, sums.labels)
     unit = page.primary_unit if n else None
     primary_chars = 0
     if unit is not None:
         first = page.first_index
         lo, hi = max(unit.start - first, 0), min(unit.end - first + 1, n)
         primary_chars = char_ends[hi] - char_ends[lo] if hi > lo else 0
+    kinds = list(map(_UNIT_KIND, page.units))
     cols += [
         primary_chars / total_chars,
         float(unit is not None),
-        float(sum(u.kind == "article" for u in page.units)),
-        _log(sum(u.kind == "section" for u in page.units)),
+        float(kinds.count("article")),
+        _log(kinds.count("section")),
         float(bool(meta.get("author"))),
         float(bool(meta.get("date"))),
         float(bool(meta.get("description"))),
@@ -655,6 +669,7 @@ class PageTypeModel:
         self.forests = [Forest(f) for f in spec["forests"]]
         if len(self.forests) != len(self.classes):
             raise BlockdexError("the page-type model needs one forest per type")
+        self._trees = Forests(self.forests)
         self.min_confidence = float(spec.get("min_confidence", 0.0))
         """Below this probability of the best type a page is ``other``."""
         self.report = spec.get("report", {})
@@ -672,7 +687,7 @@ class PageTypeModel:
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """Softmax over the forests' sums: one row of type probabilities per row of ``X``."""
-        raw = np.stack([f.raw(X) for f in self.forests], axis=1)
+        raw = self._trees.raw(X)
         raw -= raw.max(axis=1, keepdims=True)
         np.exp(raw, out=raw)
         raw /= raw.sum(axis=1, keepdims=True)
@@ -700,7 +715,7 @@ def classify_page(
         return PageType(OTHER, 0.0, {})
     model = model or _shipped_model()
     probs = model.probabilities(page_type_features(page, cfg)[None, :])[0]
-    scores = {c: float(p) for c, p in zip(model.classes, probs, strict=True)}
+    scores = dict(zip(model.classes, probs.tolist(), strict=True))
     floor = model.min_confidence if cfg.min_confidence is None else cfg.min_confidence
     return page_type_of(scores, floor)
 
