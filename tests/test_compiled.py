@@ -39,6 +39,7 @@ from blockdex.units import hits_needed
 SRC = Path(blockdex.__file__).parent
 features_module = importlib.import_module("blockdex.features")
 forest_module = importlib.import_module("blockdex.forest")
+pagetype_module = importlib.import_module("blockdex.pagetype")
 parse_module = importlib.import_module("blockdex.parse")
 from blockdex import (  # noqa: E402
     _clean_c,
@@ -668,3 +669,22 @@ def test_forests_in_one_call_give_each_forests_own_sums() -> None:
         assert together.tobytes() == alone.tobytes()
     with pytest.raises(ValueError):
         forests.raw(X[:, :5])
+
+
+_PRONOUN_PIECES = st.sampled_from(
+    ["we", "We", "WE", "our", "us", "you", "your", "i", "I", "my", "me", "wee", "k", "\u212a",
+     "\u0130", "\u00e9", "w\u00e9", " ", " ", "  ", "\n", "\t", "\u00a0", "-", "2024"]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(_PRONOUN_PIECES, max_size=8).map("".join), max_size=6))
+def test_pronouns_count_as_str_count_over_the_joined_text(texts: list[str]) -> None:
+    """Each PRONOUNS group's count is what ``str.count`` finds of `` word `` in the texts joined
+    by newlines, lower-cased, a space added at each end: a token across two texts holds the
+    newline, and `` we we `` counts once."""
+    blocks = tuple(Block(index=i, tag="p", html=t, text=t) for i, t in enumerate(texts))
+    sums = pagetype_module._block_sums(block_ids(blocks), pagetype_module.DEFAULT_PAGE_TYPE)
+    joined = " " + "\n".join(texts).lower() + " "
+    want = [sum(joined.count(f" {w} ") for w in ws) for ws in pagetype_module.PRONOUNS.values()]
+    assert sums.pronouns == want

@@ -41,51 +41,46 @@ RELATIVE_PATTERN = r" ago(?!\w)"
 cdef struct _Words:
     # the pronouns (lower-case ASCII), and where the page's running token stands: the text is
     # read as " " + "\n".join(texts) + " ", lower-cased, and " word " counted in it as
-    # str.count counts (non-overlapping, left to right)
+    # str.count counts (non-overlapping, left to right). Spaces are numbered in that text (the
+    # added first one 0): a match's token opens at one and closes at the next.
     int n
     unsigned int lengths  # bit k set: some word is k characters long
     int length[MAX_WORDS]
     unsigned char chars[MAX_WORDS][WORD_LEN]
     Py_ssize_t count[MAX_WORDS]
-    Py_ssize_t last_close[MAX_WORDS]  # the closing space of the word's last match (-1: none)
-    Py_ssize_t at  # the position in that text of the next character
-    Py_ssize_t open  # the position of the space before the token being read
-    int tok_len
-    bint tok_ascii
-    unsigned char tok[WORD_LEN]
+    Py_ssize_t last_close[MAX_WORDS]  # the space closing the word's last match (-1: none)
+    Py_ssize_t open  # the space before the token being read
+    # the token being read when it lies in the last text read (from its last space, or from
+    # the start of the first text, on): its length and first WORD_LEN characters (0 for one
+    # past ASCII); tail False: it holds the newline joining two texts, so it is no word
+    bint tail
+    Py_ssize_t tail_len
+    unsigned char tail_chars[WORD_LEN]
 
 
-cdef inline void _token_end(_Words *w) noexcept:
-    """The running token ends at a space (at ``w.at``): count it where it is a word whose last
-    match it does not overlap. Lower-casing makes an ASCII letter of no other character but
-    the Kelvin sign (k, in no word) and of U+0130 only with a combining dot, so a token holding
-    a character past ASCII is no word."""
+cdef inline void _token_end(_Words *w, const _char_t *t, Py_ssize_t m) noexcept:
+    """The token ``t[:m]`` (no space in it) ends at a space: count it for a word it spells,
+    lower-cased, unless that word's last match closed at the space before it (``str.count``
+    goes on after a match's closing space). Lower-casing makes an ASCII letter of no other
+    character but the Kelvin sign (k, in no word: :func:`block_sums` refuses words with a k)
+    and of U+0130 only with a combining dot, so a token holding a character past ASCII is no
+    word."""
     cdef int k, j
-    if w.tok_ascii and w.tok_len <= WORD_LEN and (w.lengths >> w.tok_len) & 1:
+    cdef unsigned int c
+    if m <= WORD_LEN and (w.lengths >> m) & 1:
         for k in range(w.n):
-            if w.length[k] != w.tok_len or w.open <= w.last_close[k]:
+            if w.length[k] != m or w.open <= w.last_close[k]:
                 continue
-            for j in range(w.tok_len):
-                if w.tok[j] != w.chars[k][j]:
+            for j in range(m):
+                c = <unsigned int> t[j]
+                if 65 <= c <= 90:
+                    c += 32
+                if c != w.chars[k][j]:
                     break
             else:
                 w.count[k] += 1
-                w.last_close[k] = w.at
-    w.open = w.at
-    w.tok_len = 0
-    w.tok_ascii = True
-
-
-cdef inline void _token_char(_Words *w, unsigned int c) noexcept:
-    if c == 32:
-        _token_end(w)
-    else:
-        if c >= 128:
-            w.tok_ascii = False
-        elif w.tok_len < WORD_LEN:
-            w.tok[w.tok_len] = <unsigned char> (c + 32 if 65 <= c <= 90 else c)
-        w.tok_len += 1
-    w.at += 1
+                w.last_close[k] = w.open + 1
+    w.open += 1
 
 
 cdef unsigned char _plain[128]  # see _load_plain
@@ -93,8 +88,8 @@ cdef unsigned char _plain[128]  # see _load_plain
 
 cdef void _load_plain() noexcept:
     """``_plain[c]``: 1 for the ASCII characters :func:`_scan` only counts into the running word
-    and token (not whitespace as ``str.split`` reads it, not ``?``, ``$``, the space or the
-    ``2`` a year starts with), 0 for those it looks at further."""
+    (not whitespace as ``str.split`` reads it, not ``?``, ``$``, the space or the ``2`` a year
+    starts with), 0 for those it looks at further."""
     cdef unsigned int c
     for c in range(128):
         _plain[c] = not (Py_UNICODE_ISSPACE(c) or c == 63 or c == 36 or c == 50)
@@ -105,15 +100,18 @@ _load_plain()
 
 cdef Py_ssize_t _scan(
     const _char_t *d, Py_ssize_t n, bint *question, Py_ssize_t *prices, Py_ssize_t *dates,
-    _Words *w,
+    _Words *w, bint first,
 ) noexcept:
     """``len(text.split())`` (whitespace as ``str.split`` reads it); whether ``?`` occurs; the
     currency signs (``pagetype.PRICE_SIGNS``); the matches of YEAR_PATTERN and of
     RELATIVE_PATTERN (the regexes' left-to-right, non-overlapping matches: ``\\d`` a decimal,
-    ``\\w`` alphanumeric or ``_``, as Python's ``re`` reads them); the text's characters fed to
-    the pronoun count. One pass: most characters are :data:`_plain` and only extend the word
-    and the token; a year is looked for where a ``2`` stands, a relative date where a space."""
-    cdef Py_ssize_t i, words = 0, p = 0, y = 0, year_from = 0
+    ``\\w`` alphanumeric or ``_``, as Python's ``re`` reads them); the pronouns of the tokens
+    between its spaces (:func:`_token_end`; ``first``: the text is the page's first, whose
+    first token opens at the space added before it; any other's first token holds the newline
+    before it). One pass: most characters are :data:`_plain` and only extend the word; a year is
+    looked for where a ``2`` stands, a relative date and the end of a token where a space."""
+    cdef Py_ssize_t i, k, words = 0, p = 0, y = 0, year_from = 0
+    cdef Py_ssize_t start = 0 if first else -1  # where the token being read starts (-1: before)
     cdef bint in_word = False, q = False
     cdef Py_UCS4 c
     cdef unsigned int u
@@ -124,10 +122,6 @@ cdef Py_ssize_t _scan(
             if not in_word:
                 in_word = True
                 words += 1
-            if w.tok_len < WORD_LEN:
-                w.tok[w.tok_len] = <unsigned char> (u + 32 if 65 <= u <= 90 else u)
-            w.tok_len += 1
-            w.at += 1
             continue
         if c == 63:  # '?'
             q = True
@@ -144,12 +138,22 @@ cdef Py_ssize_t _scan(
             if (i + 4 <= n and d[i + 1] == 97 and d[i + 2] == 103 and d[i + 3] == 111
                     and (i + 4 == n or not (Py_UNICODE_ISALNUM(d[i + 4]) or d[i + 4] == 95))):
                 y += 1
+            if start >= 0:
+                _token_end(w, d + start, i - start)
+            else:
+                w.open += 1
+            start = i + 1
         if Py_UNICODE_ISSPACE(c):
             in_word = False
         elif not in_word:
             in_word = True
             words += 1
-        _token_char(w, <unsigned int> c)
+    w.tail = start >= 0
+    if w.tail:
+        w.tail_len = n - start
+        for k in range(min(n - start, WORD_LEN)):
+            u = <unsigned int> d[start + k]
+            w.tail_chars[k] = <unsigned char> (u if u < 128 else 0)
     question[0] = q
     prices[0] = p
     dates[0] = y
@@ -226,7 +230,7 @@ def block_sums(
     for k in range(w.n):
         word = (<str> pronouns[k]).encode("utf-8")
         if (not 0 < len(word) <= WORD_LEN or not word.isalpha() or not word.islower()
-                or len(word) != len(<str> pronouns[k])):
+                or len(word) != len(<str> pronouns[k]) or b"k" in word):
             return None
         w.length[k] = len(word)
         w.lengths |= (<unsigned int> 1) << len(word)
@@ -235,9 +239,8 @@ def block_sums(
         w.count[k] = 0
         w.last_close[k] = -1
     w.open = 0  # the text starts with a space
-    w.at = 1
-    w.tok_len = 0
-    w.tok_ascii = True
+    w.tail = True  # the first token, empty so far
+    w.tail_len = 0
     n = table.n
     char_ends = [0] * (n + 1)
     for k in range(n_groups):
@@ -258,17 +261,15 @@ def block_sums(
             link = <Py_ssize_t> table.link_chars_of[pos]
             length = PyUnicode_GET_LENGTH(text)
             ukind = PyUnicode_KIND(text)
-            if pos:
-                _token_char(&w, 10)  # the newline the texts are joined with
             if ukind == PyUnicode_1BYTE_KIND:
                 nw = _scan(<const unsigned char *> PyUnicode_DATA(text), length, &question,
-                           &p_count, &d_count, &w)
+                           &p_count, &d_count, &w, pos == 0)
             elif ukind == PyUnicode_2BYTE_KIND:
                 nw = _scan(<const unsigned short *> PyUnicode_DATA(text), length, &question,
-                           &p_count, &d_count, &w)
+                           &p_count, &d_count, &w, pos == 0)
             else:
                 nw = _scan(<const unsigned int *> PyUnicode_DATA(text), length, &question,
-                           &p_count, &d_count, &w)
+                           &p_count, &d_count, &w, pos == 0)
             if p_count:
                 prices += p_count
                 priced.append(pos)
@@ -316,7 +317,8 @@ def block_sums(
                         labels[k] += 1
     finally:
         free(tag_code)
-    _token_end(&w)  # the closing space
+    if w.tail:  # the closing space
+        _token_end(&w, <const unsigned char *> w.tail_chars, w.tail_len)
     pronoun_counts = [0] * n_pronoun_groups
     for k in range(w.n):
         pronoun_counts[<Py_ssize_t> pronoun_groups[k]] += w.count[k]
