@@ -6,6 +6,8 @@ forests of shallow trees written as JSON (``feature``, ``threshold``, ``left``, 
 ``value``, ``roots``, ``depth``). A :class:`Forest` walks all trees in one compiled call
 (``blockdex/_forest_c.pyx``), each tree written out as a complete tree, or, for trees too deep
 for that layout (or more than 65,536 columns), all trees at once, one numpy step per tree level.
+:class:`Forests` walks several forests over the same rows in one compiled call (the page-type
+model's seven, one per type).
 """
 
 from __future__ import annotations
