@@ -58,6 +58,8 @@ cdef class BlockIds:
     cdef bint own_columns  # this object allocated the column arrays (and frees them)
     cdef dict lists  # the columns asked for as Python lists (column), by name
 
+    cdef object _split(self, Py_ssize_t i)
+
 
 cdef inline PyObject **_slot(object obj, Py_ssize_t offset) noexcept:
     return <PyObject **> ((<char *> <PyObject *> obj) + offset)
@@ -100,24 +102,6 @@ cdef BlockIds _numbered_ids(
     object blocks, Py_ssize_t n, list paths, list attrs, Py_ssize_t *path_of,
     Py_ssize_t *attr_of, Py_ssize_t *scope_off, Py_ssize_t *scope_ids, Py_ssize_t n_elements,
 )
-
-
-cdef inline str _text_at(BlockIds ids, Py_ssize_t i):
-    return <str> ids.texts[i]
-
-
-cdef inline str _tag_at(BlockIds ids, Py_ssize_t i):
-    return <str> ids.tags[ids.tag_of[i]]
-
-
-cdef inline bint _dom_at(BlockIds ids, Py_ssize_t i) noexcept:
-    """Whether block ``i`` comes from the page's DOM (``Block.source == "dom"``)."""
-    return ids.source_of[i] == 0
-
-
-cdef inline str _scope_token(BlockIds ids, Py_ssize_t i, Py_ssize_t k):
-    """``blocks[i].scope_attrs[k]``."""
-    return <str> ids.owns[ids.elem_own[ids.scope_ids[ids.scope_off[i] + k]]]
 
 
 cdef Py_ssize_t _first_seen(dict numbers, object key) except -1

@@ -307,13 +307,17 @@ cdef class BlockIds:
         elif name == "source":
             out = [self.sources[self.source_of[i]] for i in range(n)]
         elif name == "split":
-            out = [None if self.split_of[3 * i] < 0 else (
-                self.split_of[3 * i], self.split_of[3 * i + 1], self.split_of[3 * i + 2]
-            ) for i in range(n)]
+            out = [self._split(i) for i in range(n)]
         else:
             raise ValueError(f"no column {name!r}")
         self.lists[name] = out
         return out
+
+    cdef object _split(self, Py_ssize_t i):
+        """``blocks[i].split``: ``(split id, part, total)``, or None."""
+        if self.split_of[3 * i] < 0:
+            return None
+        return (self.split_of[3 * i], self.split_of[3 * i + 1], self.split_of[3 * i + 2])
 
     def positions_from(self, str source) -> list:
         """The positions of the blocks whose ``source`` is ``source``."""
@@ -349,20 +353,12 @@ cdef class BlockIds:
     def columns(self) -> list:
         """Each block's fields as the table holds them (for tests): ``(text, tag, depth,
         link_chars, n_links, split, source, scope, scope_attrs)``."""
-        out = []
-        for i in range(self.n):
-            ks = range(self.scope_off[i], self.scope_off[i + 1])
-            out.append((
-                self.texts[i], self.tags[self.tag_of[i]], self.depth_of[i],
-                self.link_chars_of[i], self.n_links_of[i],
-                None if self.split_of[3 * i] < 0 else (
-                    self.split_of[3 * i], self.split_of[3 * i + 1], self.split_of[3 * i + 2]
-                ),
-                self.sources[self.source_of[i]],
-                tuple(self.elem_id[self.scope_ids[k]] for k in ks),
-                tuple(self.owns[self.elem_own[self.scope_ids[k]]] for k in ks),
-            ))
-        return out
+        cdef Py_ssize_t i
+        return [(
+            self.texts[i], self.tags[self.tag_of[i]], self.depth_of[i], self.link_chars_of[i],
+            self.n_links_of[i], self._split(i), self.sources[self.source_of[i]], self.scope(i),
+            self.scope_tokens(i),
+        ) for i in range(self.n)]
 
 
 cdef BlockIds _numbered_ids(

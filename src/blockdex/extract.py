@@ -18,6 +18,7 @@ from blockdex.baselines import BASELINES, available_baselines, get_baseline
 from blockdex.clean import DEFAULT_CLEAN, SCRIPTS_READ, CleanConfig, clean_document
 from blockdex.errors import UnknownPredictor, UnsupportedFormat
 from blockdex.evaluate.align import DEFAULT_ALIGN, block_labels
+from blockdex.features import readable
 from blockdex.ids import page_ids
 from blockdex.intervals import cap_selection
 from blockdex.options import DEFAULT_OPTIONS, ExtractOptions
@@ -233,7 +234,7 @@ def _without_markup(cfg: SegmentConfig) -> SegmentConfig:
 
 
 def _readable_words(page: Page) -> int:
-    return sum(len(t.split()) for t in page_ids(page).texts if any(c.isalnum() for c in t))
+    return sum(len(t.split()) for t in page_ids(page).texts if readable(t))
 
 
 def output_config(*, links: bool = False, images: bool = False) -> ExtractConfig | None:

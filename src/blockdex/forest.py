@@ -25,6 +25,21 @@ stored."""
 _MAX_FEATURE = np.iinfo(np.uint16).max
 
 
+def _check_rows(X: np.ndarray, n_features: int) -> None:
+    if X.ndim != 2 or X.shape[1] < n_features:
+        raise ValueError(f"expected rows of at least {n_features} features, got {X.shape}")
+
+
+def _packed_raw(
+    X: np.ndarray, nodes: np.ndarray, value: np.ndarray, depth: int, trees: np.ndarray
+) -> np.ndarray:
+    """The compiled walk (``_forest_c.forest_raw``) of forests stored one after the other,
+    ``trees[f]`` trees for forest ``f``: their sums as a ``(forests, rows)`` array."""
+    out = np.zeros((len(trees), X.shape[0]))
+    compiled.forest_raw(np.ascontiguousarray(X, dtype=np.float32), nodes, value, depth, trees, out)
+    return out
+
+
 class Forest:
     """A sum of decision trees stored as flat arrays (leaves point to themselves)."""
 
@@ -60,6 +75,7 @@ class Forest:
         # other work between pages has pushed them out of the CPU's cache.
         self.value = self.value.astype(np.float32).astype(np.float64)
         self._packed = self._pack()
+        self._trees = np.array([len(self.roots)], dtype=np.intp)  # the compiled walk's count
         self.n_features = int(self.feature.max()) + 1 if n_nodes else 0
 
     def _pack(self) -> tuple[np.ndarray, np.ndarray] | None:
@@ -98,16 +114,10 @@ class Forest:
     def raw(self, X: np.ndarray) -> np.ndarray:
         """Sum of the trees' leaf values for each row of ``X``."""
         n = X.shape[0]
-        if X.ndim != 2 or X.shape[1] < self.n_features:
-            raise ValueError(f"expected rows of at least {self.n_features} features, got {X.shape}")
+        _check_rows(X, self.n_features)
         if self._packed is not None:
-            out = np.zeros((1, n))
             nodes, value = self._packed
-            compiled.forest_raw(
-                np.ascontiguousarray(X, dtype=np.float32), nodes, value, self.depth,
-                np.array([len(self.roots)], dtype=np.intp), out,
-            )  # fmt: skip
-            return out[0]
+            return _packed_raw(X, nodes, value, self.depth, self._trees)[0]
         if n <= self.ROWS_PER_CHUNK:
             return self._raw(X)
         step = self.ROWS_PER_CHUNK
@@ -163,12 +173,6 @@ class Forests:
         ``(rows, forests)`` array."""
         if self._packed is None:
             return np.stack([f.raw(X) for f in self.forests], axis=1)
-        n = X.shape[0]
-        if X.ndim != 2 or X.shape[1] < self.n_features:
-            raise ValueError(f"expected rows of at least {self.n_features} features, got {X.shape}")
+        _check_rows(X, self.n_features)
         nodes, value, trees, depth = self._packed
-        out = np.zeros((len(self.forests), n))
-        compiled.forest_raw(
-            np.ascontiguousarray(X, dtype=np.float32), nodes, value, depth, trees, out
-        )
-        return np.ascontiguousarray(out.T)
+        return np.ascontiguousarray(_packed_raw(X, nodes, value, depth, trees).T)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from blockdex._common_c import BlockIds
 from blockdex.page import Block, Page
 
-__all__ = ["BlockIds", "block_ids", "compiled_found", "page_ids", "page_table"]
+__all__ = ["BlockIds", "block_ids", "compiled_found", "page_ids"]
 
 
 def block_ids(blocks: Sequence[Block]) -> BlockIds:
@@ -23,11 +23,6 @@ def block_ids(blocks: Sequence[Block]) -> BlockIds:
     the walk's rows when ``blocks`` is a page's lazy sequence (no ``Block`` is made), else from
     the ``Block`` objects (as a tuple: the readers check they are handed the sequence that
     was numbered)."""
-    return page_table(blocks if type(blocks) is not list else tuple(blocks))
-
-
-def page_table(blocks: Sequence[Block]) -> BlockIds:
-    """:func:`block_ids` of exactly ``blocks`` (a tuple or the walk's lazy sequence)."""
     table = getattr(blocks, "table", None)
     if table is not None:
         found = table()
@@ -43,7 +38,7 @@ def page_ids(page: Page) -> BlockIds:
     facts = page.facts
     found = facts.ids
     if found is None or found.blocks is not page.blocks:
-        found = facts.ids = page_table(page.blocks)
+        found = facts.ids = block_ids(page.blocks)
     return found  # type: ignore[no-any-return]
 
 

@@ -181,14 +181,10 @@ def selection_text(page: Page, selection: Selection) -> str:
     line of its own after each break (``<br>``) a block's text holds: a paragraph too is a line."""
     table = page_ids(page)
     texts, tags, splits = table.texts, table.column("tag"), table.column("split")
-    first, n = page.first_index, len(texts)
     lines: list[list[str]] = []  # pieces per line, joined once (a long split block is linear)
     prev_split: int | None = None
     prev_break = False  # the previous part ended at a break (segment._split_text keeps it)
-    for index in sorted(set(selection.indices)):  # each once, in the page's order
-        pos = index - first
-        if not 0 <= pos < n:
-            continue
+    for pos in _kept_positions(page, selection.indices):
         text, tag, split = texts[pos], tags[pos], splits[pos]
         at_break = False
         if tag != "pre" and LINE_BREAK in text:
@@ -276,12 +272,18 @@ def selection_json(
     return record
 
 
+def _kept_positions(page: Page, wanted: Iterable[int]) -> list[int]:
+    """The positions of ``page``'s blocks whose indices are in ``wanted``, each once, in page
+    order (indices not on the page left out)."""
+    first, n = page.first_index, len(page.blocks)
+    return [i - first for i in sorted(set(wanted)) if 0 <= i - first < n]
+
+
 def kept_blocks(page: Page, wanted: Iterable[int]) -> list[Block]:
     """The blocks of ``page`` whose indices are in ``wanted``, in page order (only they are
     made: a page's other blocks stay in its table)."""
-    first, n = page.first_index, len(page.blocks)
     blocks = page.blocks
-    return [blocks[i - first] for i in sorted(set(wanted)) if 0 <= i - first < n]
+    return [blocks[pos] for pos in _kept_positions(page, wanted)]
 
 
 def block_rows(page: Page, selection: Selection) -> list[dict[str, Any]]:

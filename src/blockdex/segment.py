@@ -44,7 +44,7 @@ from blockdex import _segment_c as compiled
 from blockdex import pagetype
 from blockdex.cjk import WORD_PATTERN
 from blockdex.errors import check_minimums, setting_name
-from blockdex.ids import page_table
+from blockdex.ids import block_ids
 from blockdex.items import find_item_lists
 from blockdex.page import Block, Page, PageFacts
 from blockdex.parse import Document, parse_bounded
@@ -744,7 +744,7 @@ def segment_document(
             "(SegmentConfig.max_blocks)"
         )
     numbered = compiled.BlockList(rows, Block)  # Block objects made when first read
-    ids = page_table(numbered)  # the readers' table, read off the rows: no Block made
+    ids = block_ids(numbered)  # the readers' table, read off the rows: no Block made
     item_lists = find_item_lists(numbered, ids=ids)
     return Page(
         blocks=numbered,

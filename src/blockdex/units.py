@@ -48,7 +48,7 @@ from blockdex import _units_c as compiled
 from blockdex.cjk import WORD_PATTERN
 from blockdex.errors import check_minimums
 from blockdex.features import stopwords
-from blockdex.ids import BlockIds, compiled_found, page_ids, page_table
+from blockdex.ids import BlockIds, block_ids, compiled_found, page_ids
 from blockdex.items import item_units
 from blockdex.page import NO_PRIMARY, Block, ItemList, Page, Primary, Unit
 
@@ -348,7 +348,7 @@ def heading_positions(blocks: Sequence[object]) -> list[tuple[int, int]]:
     """``(position, level)`` of the heading blocks, in order (in C over a page's lazy blocks'
     table; other objects, with a ``tag``, by Python)."""
     if hasattr(blocks, "table"):
-        return compiled.heading_positions(page_table(blocks))  # type: ignore[arg-type,no-any-return]
+        return compiled.heading_positions(block_ids(blocks))  # type: ignore[arg-type,no-any-return]
     get = HEADING_LEVELS.get
     return [
         (pos, level) for pos, level in enumerate(map(get, map(_TAG, blocks), repeat(0))) if level
@@ -365,7 +365,7 @@ def find_units(
     blocks in order (``scope[-1]`` is a block's element), ``heads`` their headings."""
     if root is None or not blocks:
         return []
-    table = page_table(blocks)  # type: ignore[arg-type]
+    table = block_ids(blocks)  # type: ignore[arg-type]
     candidates, big = _survey(root, cfg.min_repeated_share)
     declared: dict[int, str] = {}
     for eid, tag, role, itemtype in candidates:
@@ -441,7 +441,7 @@ def build_units(
     named by its first line. In C (``_units_c.build_units``)."""
     return compiled.build_units(  # type: ignore[no-any-return]
         spans,
-        page_table(blocks),
+        block_ids(blocks),
         heads,
         cfg.headline_levels,
         items,
